@@ -284,6 +284,10 @@ describe('across a pairing', () => {
       totals: { turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 },
       rows: [{ session: session.id, provider: 'openai', relay: 'desk', turns: 3, inputTokens: 300, outputTokens: 0, costUsd: 3 }],
     });
+    // Read only as lab's: the session service answers only for a session lab's agents started here.
+    expect(gateway.owners.treeReads.filter((read) => read.method === 'getTreeUsage').map((read) => read.request)).toEqual([
+      { userId: 'u1', sessionId: session.id, startedByRelay: 'lab' },
+    ]);
     const refused = await asked(AgentLevel.AGENT_LEVEL_OFF);
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
     expect(refused.treeSpent).toBeUndefined();
@@ -299,6 +303,22 @@ describe('across a pairing', () => {
     expect(gateway.owners.forwarded.map((call) => [call.action, JSON.parse(call.argumentsJson).session])).toEqual([['usage', 'far-1']]);
     const order = gateway.owners.calls.map((call) => call.method).filter((method) => ['noteRemoteTreeSpend', 'sendMessage'].includes(method));
     expect(order).toEqual(['noteRemoteTreeSpend', 'sendMessage', 'sendMessage']);
+  });
+
+  it('asks no paired relay, and reads only whether a budget governs the tree, for a prompt of a tree without a budget', async () => {
+    const agent = await newAgent();
+    pairBuildBox(agent);
+    spentOnBuildBox(agent);
+    gateway.owners.treeUsage = { ...gateway.owners.treeUsage!, budgets: [] };
+    const { session: child } = gateway.owners.addAgentSession('u1', { title: 'Child', startedBySessionId: agent.session.id });
+    gateway.owners.treeReads.splice(0);
+    expect((await agent.call({ action: 'send', relay: 'this', session: child.id, text: 'reply hi', wait_seconds: 0 })).body).toMatchObject({ ok: true });
+    expect(gateway.owners.forwarded).toEqual([]);
+    // Then the result's budget note reads the caller's tree, as before any of this.
+    expect(gateway.owners.treeReads).toEqual([
+      { method: 'getBudgetedRemoteSessions', request: { userId: 'u1', sessionId: child.id } },
+      { method: 'getTreeUsage', request: { userId: 'u1', sessionId: agent.session.id } },
+    ]);
   });
 
   it('carries nothing for a tree without a budget', async () => {

@@ -73,6 +73,8 @@ export interface FakeOwners {
   carried: BudgetLimits | undefined;
   /** What GetTreeUsage answers (undefined: a tree that spent nothing, no budget over it). */
   treeUsage: TreeUsage | undefined;
+  /** The reads of trees (GetTreeUsage, GetBudgetedRemoteSessions), apart from calls: every prompt reads one for its note. */
+  treeReads: FakeCall[];
   /** What the paired relay reports in the results of calls forwarded to it (treeSpent; undefined: nothing). */
   treeSpent: Record<string, unknown> | undefined;
   /** What the next created or sent messages report besides their id. */
@@ -184,6 +186,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
     turnHops: 0,
     carried: undefined,
     treeUsage: undefined,
+    treeReads: [],
     treeSpent: undefined,
     acceptPrompts: true,
     notes: { modelNote: '', groupWarning: '' },
@@ -241,6 +244,7 @@ export async function startFakeOwners(logger: Logger): Promise<FakeOwners> {
         turnHops: 0,
         carried: undefined,
         treeUsage: undefined,
+        treeReads: [],
         treeSpent: undefined,
         acceptPrompts: true,
         notes: { modelNote: '', groupWarning: '' },

@@ -232,6 +232,7 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     rotateSessionToken: async () => ({ token: 'rly_s_rotated' }),
     createSignInLink: async () => ({ link: 'rly_l_link', expiresAt: NOW }),
     getTreeUsage: async () => ({ usage: tree }),
+    getBudgetedRemoteSessions: async () => ({ remoteSessions: [] }),
     setBudget: async () => ({ usage: tree }),
     removeBudget: async () => ({ usage: tree }),
   };

@@ -180,11 +180,19 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
           ],
         };
       },
-      // The tree the test set (owners.treeUsage), else one with nothing spent and no budget over it. Not recorded: every
-      // prompting call reads it after its wait, for the budget note.
-      getTreeUsage: async (request) => ({
-        usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [], remoteSessions: [] },
-      }),
+      // The tree the test set (owners.treeUsage), else one with nothing spent and no budget over it.
+      getTreeUsage: async (request) => {
+        owners.treeReads.push({ method: 'getTreeUsage', request: { ...request } });
+        return {
+          usage: owners.treeUsage ?? { sessionId: request.sessionId, rows: [], totals: undefined, sessionsStarted: 0, budgets: [], remoteSessions: [] },
+        };
+      },
+      // The sessions the tree the test set started on paired relays, when a budget governs it.
+      getBudgetedRemoteSessions: async (request) => {
+        owners.treeReads.push({ method: 'getBudgetedRemoteSessions', request: { ...request } });
+        const tree = owners.treeUsage;
+        return { remoteSessions: tree !== undefined && tree.budgets.length > 0 ? tree.remoteSessions : [] };
+      },
       checkTreeBudget: async (request) => {
         record('checkTreeBudget', request);
         return { carried: owners.carried };

@@ -22,7 +22,7 @@ import { API_MESSAGES } from '../../src/adapters/grpc/wire/api-messages.ts';
 import { checkTreeBudget, narrowBudget, noteRemoteTreeSpend, refuseOverBudget } from '../../src/app/budgets/budget-gate.ts';
 import { BudgetCheckedLedger } from '../../src/app/budgets/budget-checked-ledger.ts';
 import { applyBudgetCard, checkRunOutMinutes, type BudgetDeps } from '../../src/app/budgets/check-budgets.ts';
-import { getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
+import { getBudgetedRemoteSessions, getTreeUsage } from '../../src/app/budgets/get-tree-usage.ts';
 import { setBudget } from '../../src/app/budgets/set-budget.ts';
 import { ALWAYS_AVAILABLE, type Provider } from '../../src/app/turns/provider.ts';
 import { ProviderRegistry } from '../../src/app/turns/provider-registry.ts';
@@ -356,6 +356,48 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
     const usage = await getTreeUsage(deps, { userId, sessionId: root }, clock.now());
     expect(usage.totals).toEqual({ turns: 6, inputTokens: 600, outputTokens: 0, costUsd: 4.5 });
     expect(usage.sessionsStarted).toBe(1 + 2 + 2);
+  });
+
+  it('names the paired relays’ sessions to ask only under a budget: the outermost one’s tree, none without one', async () => {
+    const root = await newSession('budgeted later', null);
+    const child = await newSession('budgeted later child', root);
+    for (const [sessionId, relay] of [
+      [root, 'build-box/far-x'],
+      [child, 'lab/far-y'],
+    ] as const) {
+      await prisma.conversationGrant.create({ data: { sessionId, kind: 'started_remote', relay, createdAt: clock.now() } });
+    }
+    expect(await getBudgetedRemoteSessions(deps, { userId, sessionId: child })).toEqual([]);
+    await setBudget(deps, { userId, sessionId: child, limits: { costUsd: 5, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
+    expect(await getBudgetedRemoteSessions(deps, { userId, sessionId: child })).toEqual([{ startedBySessionId: child, relay: 'lab', sessionId: 'far-y' }]);
+    await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 9, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
+    expect(await getBudgetedRemoteSessions(deps, { userId, sessionId: child })).toEqual([
+      { startedBySessionId: root, relay: 'build-box', sessionId: 'far-x' },
+      { startedBySessionId: child, relay: 'lab', sessionId: 'far-y' },
+    ]);
+    await expect(getBudgetedRemoteSessions(deps, { userId: 'someone-else', sessionId: child })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+  });
+
+  it('reads a tree for a paired relay only under a session that relay’s agents started here', async () => {
+    const started = async (title: string, originRelay: string | null) => {
+      const id = await newSession(title, null);
+      const provenance =
+        originRelay === null
+          ? undefined
+          : { originRelay, originSessionId: 'far-conversation', originSessionTitle: 'Far', model: 'm', hops: 1, viaRelays: [originRelay] };
+      await prisma.message.create({ data: { id: randomUUID(), sessionId: id, role: 'user', text: 'first', createdAt: clock.now(), provenance } });
+      return id;
+    };
+    const byHub = await started('read by hub', 'hub');
+    expect((await getTreeUsage(deps, { userId, sessionId: byHub, startedByRelay: 'hub' }, clock.now())).sessionId).toBe(byHub);
+    for (const other of [await started('the person’s, read by hub', null), await started('lab’s, read by hub', 'lab')]) {
+      await expect(getTreeUsage(deps, { userId, sessionId: other, startedByRelay: 'hub' }, clock.now())).rejects.toMatchObject({
+        code: 'REMOTE_RELAY_NOT_FOUND',
+      });
+    }
+    await expect(getTreeUsage(deps, { userId: 'someone-else', sessionId: byHub, startedByRelay: 'hub' }, clock.now())).rejects.toMatchObject({
+      code: 'REMOTE_RELAY_NOT_FOUND',
+    });
   });
 
   it('narrows, with a paired relay’s budget, only a session that relay’s agents started here', async () => {

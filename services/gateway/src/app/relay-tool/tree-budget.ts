@@ -27,7 +27,11 @@ export async function withBudgetNote(result: Success, sessions: SessionClient, c
  * `result` with treeSpent: what the tree under `sessionId` (a session a paired relay's agent started or prompts here)
  * spent by this relay's ledger, so the calling relay counts it against the budget over its own tree.
  */
-export async function withTreeSpent(result: Success, sessions: SessionClient, input: { userId: string; sessionId: string }): Promise<Success> {
+export async function withTreeSpent(
+  result: Success,
+  sessions: SessionClient,
+  input: { userId: string; sessionId: string; startedByRelay?: string },
+): Promise<Success> {
   const { usage } = await sessions.getTreeUsage(input);
   const view = treeUsageView(usage);
   return { ...result, treeSpent: { session: input.sessionId, sessionsStarted: view.sessionsStarted, totals: view.totals, rows: view.rows } };
@@ -56,20 +60,17 @@ export interface RemoteSpendReaders {
 /**
  * Asks each paired relay where the tree of the outermost budget over `caller`'s conversation started sessions what
  * their trees spent there by now (usage with tree and session: that relay checks the pairing and its level as for any
- * read), and keeps each report, which checks the budgets here. A relay that does not answer, or refuses, leaves its
- * last report (its own side enforces the budget carried to it). The sessions the tree started there (none when the
- * session cannot be read).
+ * read, and answers only for a session this relay's agents started there), and keeps each report, which checks the
+ * budgets here. A relay that does not answer, or refuses, leaves its last report (its own side enforces the budget
+ * carried to it). The sessions the tree started there (none when the session cannot be read, or no budget governs it:
+ * then it costs one read of the session's budgets, and asks no relay).
  */
 export async function refreshRemoteSpend(readers: RemoteSpendReaders, caller: { userId: string; sessionId: string }): Promise<RemoteTreeSession[]> {
   // A session that cannot be read refuses the call that names it on its own, with that call's words.
-  const usage = await readers.sessions.getTreeUsage(caller).then(
-    (answer) => answer.usage,
-    () => undefined,
+  const remote = await readers.sessions.getBudgetedRemoteSessions(caller).then(
+    (answer) => answer.remoteSessions,
+    () => [],
   );
-  const outermost = usage?.budgets.at(-1)?.sessionId;
-  if (usage === undefined || outermost === undefined) return [];
-  const tree = outermost === usage.sessionId ? usage : (await readers.sessions.getTreeUsage({ userId: caller.userId, sessionId: outermost })).usage;
-  const remote = tree?.remoteSessions ?? [];
   await Promise.all(remote.map((session) => fetchReport(readers, caller.userId, session)));
   return remote;
 }

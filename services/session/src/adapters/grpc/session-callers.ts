@@ -27,6 +27,7 @@ export const SESSION_CALLERS = {
   setBudget: GATEWAY,
   removeBudget: GATEWAY,
   getTreeUsage: GATEWAY,
+  getBudgetedRemoteSessions: GATEWAY,
   checkTreeBudget: GATEWAY,
   noteRemoteTreeSpend: GATEWAY,
   readSession: GATEWAY,

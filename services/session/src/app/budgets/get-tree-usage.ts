@@ -23,10 +23,18 @@ export interface TreeUsageReport {
   remoteSessions: RemoteTreeSession[];
 }
 
-/** The tree usage of the user's session `sessionId`, at `now`. */
-export async function getTreeUsage(deps: BudgetDeps, input: { userId: string; sessionId: string }, now: Date): Promise<TreeUsageReport> {
+/**
+ * The tree usage of the user's session `sessionId`, at `now`. A paired relay's read (`startedByRelay`, the relay as
+ * paired here) reaches only a session its agents started here: any other is no session of its.
+ */
+export async function getTreeUsage(
+  deps: BudgetDeps,
+  input: { userId: string; sessionId: string; startedByRelay?: string },
+  now: Date,
+): Promise<TreeUsageReport> {
   const session = await deps.sessions.findSession(input.sessionId);
   if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
+  if (input.startedByRelay && (await deps.budgets.startingRelay(session.id)) !== input.startedByRelay) throw noSuchSession(deps.relay.name, input.sessionId);
   const [rows, sessionsStarted, governing, remoteSessions] = await Promise.all([
     deps.budgets.treeUsage(session.id),
     deps.budgets.sessionsStarted(session.id),
@@ -35,6 +43,18 @@ export async function getTreeUsage(deps: BudgetDeps, input: { userId: string; se
   ]);
   const budgets = await Promise.all(governing.map((budget) => measure(deps, budget, now)));
   return { sessionId: session.id, rows, totals: totalsOf(rows), sessionsStarted, budgets, remoteSessions };
+}
+
+/**
+ * The sessions the tree of the outermost budget over the user's session `sessionId` started on paired relays (their
+ * spend there counts in it once they report it); none when no budget governs the session, which costs one read of its
+ * ancestors' budgets.
+ */
+export async function getBudgetedRemoteSessions(deps: BudgetDeps, input: { userId: string; sessionId: string }): Promise<RemoteTreeSession[]> {
+  const session = await deps.sessions.findSession(input.sessionId);
+  if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
+  const outermost = (await deps.budgets.governing(session.id)).at(-1);
+  return outermost === undefined ? [] : deps.budgets.remoteSessions(outermost.sessionId);
 }
 
 /** A budget against its own tree's spend, at `now`. */

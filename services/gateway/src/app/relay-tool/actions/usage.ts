@@ -29,12 +29,13 @@ export const usage = defineAction({
 /**
  * A paired relay's agent has no conversation here: `tree` alone reads nothing. With `session`, the answer carries
  * treeSpent — what the tree under that session spent here — which the calling relay asks for before it checks the
- * budget over its own tree (docs/adr/0039-tree-budgets.md); the pairing's level is checked as for any usage read.
+ * budget over its own tree (docs/adr/0039-tree-budgets.md); the pairing's level is checked as for any usage read, and
+ * the session must be one that relay's agents started here (any other is no session of its: NOT_FOUND).
  */
 async function serveUsage(args: ToolArguments, context: ActionContext, origin: RelayCallOrigin): Promise<Success> {
   const result = await runUsage({ ...args, tree: undefined }, context);
   if (args.tree !== true || args.session === undefined) return result;
-  return withTreeSpent(result, context.sessions, { userId: origin.userId, sessionId: args.session });
+  return withTreeSpent(result, context.sessions, { userId: origin.userId, sessionId: args.session, startedByRelay: origin.relayName });
 }
 
 async function runUsage(args: ToolArguments, context: ActionContext): Promise<Success> {

@@ -784,6 +784,22 @@ export interface RemoveBudgetResponse {
 export interface GetTreeUsageRequest {
   userId: string;
   sessionId: string;
+  /**
+   * For a paired relay's read (usage with tree and session): that relay, as paired here. The session must be one its
+   * agents started here (its first prompt came from it); another is NOT_FOUND.
+   */
+  startedByRelay?: string | undefined;
+}
+
+/** The session whose budgets' tree is read. */
+export interface GetBudgetedRemoteSessionsRequest {
+  userId: string;
+  sessionId: string;
+}
+
+/** The sessions the outermost budget's tree started on paired relays (none when no budget governs the session). */
+export interface GetBudgetedRemoteSessionsResponse {
+  remoteSessions: RemoteTreeSession[];
 }
 
 /** What the tree spent. */
@@ -10033,7 +10049,7 @@ export const RemoveBudgetResponse: MessageFns<RemoveBudgetResponse> = {
 };
 
 function createBaseGetTreeUsageRequest(): GetTreeUsageRequest {
-  return { userId: "", sessionId: "" };
+  return { userId: "", sessionId: "", startedByRelay: undefined };
 }
 
 export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
@@ -10043,6 +10059,9 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     }
     if (message.sessionId !== "") {
       writer.uint32(18).string(message.sessionId);
+    }
+    if (message.startedByRelay !== undefined) {
+      writer.uint32(26).string(message.startedByRelay);
     }
     return writer;
   },
@@ -10076,6 +10095,14 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
             message.sessionId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.startedByRelay = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -10100,6 +10127,11 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
         : isSet(object.session_id)
         ? globalThis.String(object.session_id)
         : "",
+      startedByRelay: isSet(object.startedByRelay)
+        ? globalThis.String(object.startedByRelay)
+        : isSet(object.started_by_relay)
+        ? globalThis.String(object.started_by_relay)
+        : undefined,
     };
   },
 
@@ -10111,6 +10143,9 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     if (message.sessionId !== "") {
       obj.sessionId = message.sessionId;
     }
+    if (message.startedByRelay !== undefined) {
+      obj.startedByRelay = message.startedByRelay;
+    }
     return obj;
   },
 
@@ -10121,6 +10156,181 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     const message = createBaseGetTreeUsageRequest();
     message.userId = object.userId ?? "";
     message.sessionId = object.sessionId ?? "";
+    message.startedByRelay = object.startedByRelay ?? undefined;
+    return message;
+  },
+};
+
+function createBaseGetBudgetedRemoteSessionsRequest(): GetBudgetedRemoteSessionsRequest {
+  return { userId: "", sessionId: "" };
+}
+
+export const GetBudgetedRemoteSessionsRequest: MessageFns<GetBudgetedRemoteSessionsRequest> = {
+  encode(message: GetBudgetedRemoteSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(18).string(message.sessionId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBudgetedRemoteSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBudgetedRemoteSessionsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBudgetedRemoteSessionsRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetBudgetedRemoteSessionsRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBudgetedRemoteSessionsRequest>, I>>(
+    base?: I,
+  ): GetBudgetedRemoteSessionsRequest {
+    return GetBudgetedRemoteSessionsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBudgetedRemoteSessionsRequest>, I>>(
+    object: I,
+  ): GetBudgetedRemoteSessionsRequest {
+    const message = createBaseGetBudgetedRemoteSessionsRequest();
+    message.userId = object.userId ?? "";
+    message.sessionId = object.sessionId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetBudgetedRemoteSessionsResponse(): GetBudgetedRemoteSessionsResponse {
+  return { remoteSessions: [] };
+}
+
+export const GetBudgetedRemoteSessionsResponse: MessageFns<GetBudgetedRemoteSessionsResponse> = {
+  encode(message: GetBudgetedRemoteSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.remoteSessions) {
+      RemoteTreeSession.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetBudgetedRemoteSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetBudgetedRemoteSessionsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.remoteSessions.push(RemoteTreeSession.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetBudgetedRemoteSessionsResponse {
+    return {
+      remoteSessions: globalThis.Array.isArray(object?.remoteSessions)
+        ? object.remoteSessions.map((e: any) => RemoteTreeSession.fromJSON(e))
+        : globalThis.Array.isArray(object?.remote_sessions)
+        ? object.remote_sessions.map((e: any) => RemoteTreeSession.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: GetBudgetedRemoteSessionsResponse): unknown {
+    const obj: any = {};
+    if (message.remoteSessions?.length) {
+      obj.remoteSessions = message.remoteSessions.map((e) => RemoteTreeSession.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetBudgetedRemoteSessionsResponse>, I>>(
+    base?: I,
+  ): GetBudgetedRemoteSessionsResponse {
+    return GetBudgetedRemoteSessionsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetBudgetedRemoteSessionsResponse>, I>>(
+    object: I,
+  ): GetBudgetedRemoteSessionsResponse {
+    const message = createBaseGetBudgetedRemoteSessionsResponse();
+    message.remoteSessions = object.remoteSessions?.map((e) => RemoteTreeSession.fromPartial(e)) || [];
     return message;
   },
 };
@@ -11975,7 +12185,8 @@ export const SessionServiceService = {
   },
   /**
    * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
-   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND (also: with started_by_relay, a
+   * session that relay's agents did not start here).
    */
   getTreeUsage: {
     path: "/relay.session.v1.SessionService/GetTreeUsage" as const,
@@ -11986,6 +12197,24 @@ export const SessionServiceService = {
     responseSerialize: (value: GetTreeUsageResponse): Buffer =>
       Buffer.from(GetTreeUsageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetTreeUsageResponse => GetTreeUsageResponse.decode(value),
+  },
+  /**
+   * The sessions the tree of the outermost budget over the user's session started on paired relays, whose spend the
+   * gateway asks those relays for before the budget is checked; none, after one read of the session's ancestors, when
+   * no budget governs it. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getBudgetedRemoteSessions: {
+    path: "/relay.session.v1.SessionService/GetBudgetedRemoteSessions" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetBudgetedRemoteSessionsRequest): Buffer =>
+      Buffer.from(GetBudgetedRemoteSessionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetBudgetedRemoteSessionsRequest =>
+      GetBudgetedRemoteSessionsRequest.decode(value),
+    responseSerialize: (value: GetBudgetedRemoteSessionsResponse): Buffer =>
+      Buffer.from(GetBudgetedRemoteSessionsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetBudgetedRemoteSessionsResponse =>
+      GetBudgetedRemoteSessionsResponse.decode(value),
   },
   /**
    * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
@@ -12234,9 +12463,16 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
   removeBudget: handleUnaryCall<RemoveBudgetRequest, RemoveBudgetResponse>;
   /**
    * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
-   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND (also: with started_by_relay, a
+   * session that relay's agents did not start here).
    */
   getTreeUsage: handleUnaryCall<GetTreeUsageRequest, GetTreeUsageResponse>;
+  /**
+   * The sessions the tree of the outermost budget over the user's session started on paired relays, whose spend the
+   * gateway asks those relays for before the budget is checked; none, after one read of the session's ancestors, when
+   * no budget governs it. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getBudgetedRemoteSessions: handleUnaryCall<GetBudgetedRemoteSessionsRequest, GetBudgetedRemoteSessionsResponse>;
   /**
    * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
    * ended) or, for a new session, when the tree started all it may; else answers what the call carries there — the
@@ -12997,7 +13233,8 @@ export interface SessionServiceClient extends Client {
   ): ClientUnaryCall;
   /**
    * What the tree under the user's session spent, split by session, provider and relay, from the per-turn ledger,
-   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND.
+   * with the budgets that govern it measured now. Codes: REMOTE_RELAY_NOT_FOUND (also: with started_by_relay, a
+   * session that relay's agents did not start here).
    */
   getTreeUsage(
     request: GetTreeUsageRequest,
@@ -13013,6 +13250,26 @@ export interface SessionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetTreeUsageResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The sessions the tree of the outermost budget over the user's session started on paired relays, whose spend the
+   * gateway asks those relays for before the budget is checked; none, after one read of the session's ancestors, when
+   * no budget governs it. Codes: REMOTE_RELAY_NOT_FOUND.
+   */
+  getBudgetedRemoteSessions(
+    request: GetBudgetedRemoteSessionsRequest,
+    callback: (error: ServiceError | null, response: GetBudgetedRemoteSessionsResponse) => void,
+  ): ClientUnaryCall;
+  getBudgetedRemoteSessions(
+    request: GetBudgetedRemoteSessionsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetBudgetedRemoteSessionsResponse) => void,
+  ): ClientUnaryCall;
+  getBudgetedRemoteSessions(
+    request: GetBudgetedRemoteSessionsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetBudgetedRemoteSessionsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Before a conversation's agent prompts a paired relay: refuses when a budget over its tree holds it (reached or
