@@ -5,10 +5,12 @@
 // models through ACP's older session `models`, which the relay does not read: the entry lists it), and another model
 // is refused with suggestions; the shell command the model asks for is its ACP permission request, the owner's
 // approval card (Allow: the command runs in the sandbox, in the session's folder; Deny: it does not, and the model
-// reads the refusal); stop ends a turn mid-way within 5 s; the tokens it reports (its response's
-// `_meta.quota.token_count`) show in usage. Only the model is a fake.
+// reads the refusal), and the command never sees the agent's key (Gemini CLI runs commands itself, with its own
+// environment: the relay's `homeFiles` give it, read-only in its sandbox's home, the settings that redact it); stop
+// ends a turn mid-way (the command and the agent gone, the model asked nothing more); the tokens it reports (its
+// response's `_meta.quota.token_count`) show in usage. Only the model is a fake.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +18,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiResponse, startFakeGeminiApi, type FakeGeminiApi } from '../harness/fake-gemini-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
+import { tickingCommand, ticks, untilTicking } from '../harness/ticking-command.ts';
 
 const geminiCli = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/', import.meta.url));
 const MODEL = 'gemini-2.5-flash';
+const KEY = 'gemini-endpoint-key';
+
+/**
+ * Gemini CLI's settings, as the relay puts them in its home: the commands it runs get its environment without the
+ * key (redaction on, the key's name blocked besides the names it redacts anyway), and the session's folder stays
+ * untrusted (folder trust on, no folder trusted), so a .gemini/settings.json there is not read.
+ */
+const SETTINGS = { security: { environmentVariableRedaction: { enabled: true, blocked: ['GEMINI_API_KEY'] }, folderTrust: { enabled: true } } };
 
 let relay: Relay;
 let api: FakeGeminiApi;
@@ -56,7 +67,8 @@ beforeAll(async () => {
           // Node by its own path: the sandbox shows its folder read-only (a `node` on PATH may be a link out of it).
           command: [process.execPath, join(geminiCli, 'bundle', 'gemini.js'), '--acp', '--model', MODEL],
           readOnly: [geminiCli],
-          env: { GEMINI_API_KEY: 'gemini-endpoint-key', GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_CLI_NO_RELAUNCH: 'true' },
+          env: { GEMINI_API_KEY: KEY, GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_CLI_NO_RELAUNCH: 'true' },
+          homeFiles: { '.gemini/settings.json': SETTINGS },
           models: [MODEL],
         },
       ]),
@@ -74,7 +86,7 @@ describe('Gemini CLI, a real ACP agent, as a provider', () => {
   it('relay_info lists it as available with its model; no secret', async () => {
     const info = await relayToolResult(relay, { action: 'relay_info', relay: 'this' });
     expect(info.providers.find((provider: any) => provider.id === 'gemini')).toMatchObject({ name: 'Gemini CLI', available: true, models: [MODEL] });
-    expect(JSON.stringify(info)).not.toContain('gemini-endpoint-key');
+    expect(JSON.stringify(info)).not.toContain(KEY);
   });
 
   it('runs a turn that replies, its model requests going to the configured endpoint with its key', async () => {
@@ -82,7 +94,7 @@ describe('Gemini CLI, a real ACP agent, as a provider', () => {
     const turn = await finish(relay, sessionId, messageId);
     expect(turn.status, JSON.stringify(turn)).toBe('done');
     expect(turn.reply).toMatchObject({ text: 'hello from Gemini CLI', model: MODEL });
-    expect(api.requests.at(-1)).toMatchObject({ model: MODEL, apiKey: 'gemini-endpoint-key' });
+    expect(api.requests.at(-1)).toMatchObject({ model: MODEL, apiKey: KEY });
   });
 
   it('refuses a model it does not offer, with suggestions, before anything is created', async () => {
@@ -123,21 +135,51 @@ describe('Gemini CLI, a real ACP agent, as a provider', () => {
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
-  it('stop ends a turn mid-way (a command running) within 5 s', async () => {
-    const { id: sessionId, messageId } = await startTurn('run: sleep 60');
+  it("an allowed command does not see the agent's key, even with the session's folder asking for it", async () => {
+    // The session's folder is the agent's to write: settings there that would turn the redaction off are not read.
+    await mkdir(join(folder, '.gemini'), { recursive: true });
+    await writeFile(join(folder, '.gemini', 'settings.json'), JSON.stringify({ security: { environmentVariableRedaction: { enabled: false } } }));
+    try {
+      const { id: sessionId, messageId } = await startTurn('run: env > env.txt; echo "key=$GEMINI_API_KEY"');
+      expect((await relay.api('POST', `/api/v1/cards/${(await pendingCard(relay, sessionId)).id}`, { decision: 'allow' })).status).toBe(200);
+      const turn = await finish(relay, sessionId, messageId);
+      expect(turn.status, JSON.stringify(turn)).toBe('done');
+      const env = await readFile(join(folder, 'env.txt'), 'utf8');
+      // It ran with Gemini CLI's environment (its endpoint's address is there), the key taken out.
+      expect(env).toContain(`GOOGLE_GEMINI_BASE_URL=${api.url}`);
+      expect(env).not.toContain(KEY);
+      expect(turn.reply.text).toContain('key=');
+      expect(turn.reply.text).not.toContain(KEY);
+    } finally {
+      await rm(join(folder, '.gemini'), { recursive: true, force: true });
+    }
+  });
+
+  it('stop ends a turn mid-way (a command running): the turn is stopped, the command and the agent are gone, the model is asked nothing more', async () => {
+    const { id: sessionId, messageId } = await startTurn(`run: ${tickingCommand('ticks.txt')}`);
     const card = await pendingCard(relay, sessionId);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const stoppedAt = Date.now();
+    await untilTicking(join(folder, 'ticks.txt'));
+    const asked = api.requests.length;
     expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    const turn = await finish(relay, sessionId, messageId);
-    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
-    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect((await finish(relay, sessionId, messageId)).status).toBe('stopped');
+    // Two whole turns later (each seconds of a 0.2 s tick), the first to let the stopped one end: no tick since.
+    const hello = async () => {
+      const next = await startTurn('hello');
+      expect((await finish(relay, next.id, next.messageId)).status).toBe('done');
+    };
+    await hello();
+    const seen = await ticks(join(folder, 'ticks.txt'));
+    await hello();
+    expect(await ticks(join(folder, 'ticks.txt'))).toBe(seen);
+    // The command's output never reached the model: the only requests since are the two hellos.
+    expect(api.requests.slice(asked).map((request) => JSON.stringify(request.body.contents).includes('hello'))).toEqual([true, true]);
   });
 
   it('usage meters the tokens Gemini CLI reported for its turns', async () => {
     const usage = await relayToolResult(relay, { action: 'usage', relay: 'this' });
-    // hello: one answer; the command's Allow and Deny: two each; the stopped turn reports none — 77 tokens each.
-    expect(usage.providers.find((provider: any) => provider.provider === 'gemini')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 5 * 77 }] });
+    // hello: one answer; the commands' Allow, Deny and the key's: two each; the stopped turn reports none, the two
+    // hellos after it one each — 77 tokens each.
+    expect(usage.providers.find((provider: any) => provider.provider === 'gemini')).toMatchObject({ status: 'ok', meters: [{ name: 'tokens', used: 9 * 77 }] });
   });
 });

@@ -98,6 +98,19 @@ const acpAgent = z.strictObject({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name'), z.string()).optional(),
   /** Folders the agent's program reads besides the system's (its installation), read-only in the sandbox. */
   readOnly: z.array(absolutePath).optional(),
+  /**
+   * Files the relay puts in the agent's home in the sandbox, read-only, before it starts: its path there → its text
+   * (an object: written as JSON), e.g. Gemini CLI's {".gemini/settings.json": {"security": …}}, the settings that keep
+   * its key out of the commands it runs itself.
+   */
+  homeFiles: z
+    .record(z.string(), z.union([z.string(), z.record(z.string(), z.unknown())]))
+    .superRefine((files, context) => {
+      for (const path of Object.keys(files))
+        if (path.includes('\0') || !path.split('/').every((part) => part !== '' && part !== '.' && part !== '..'))
+          context.addIssue({ code: 'custom', path: [path], message: 'must be a path inside the home, for example .gemini/settings.json' });
+    })
+    .optional(),
   /** Its model ids; unset: asked of the agent at start (its "model" config option), unknown when it has none. */
   models: z.array(z.string().trim().min(1)).min(1).optional(),
 });

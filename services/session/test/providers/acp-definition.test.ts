@@ -45,6 +45,15 @@ describe('RELAY_ACP_AGENTS', () => {
     ).toThrow(/RELAY_ACP_AGENTS/);
   });
 
+  it('takes home files by their path inside the home only (text, or an object as JSON)', () => {
+    const withFiles = (homeFiles: unknown) =>
+      loadConfig({ ...CREDENTIALS, DATABASE_URL, RELAY_ACP_AGENTS: JSON.stringify([{ id: 'gemini', command: ['gemini'], homeFiles }]) });
+    const files = { '.gemini/settings.json': { security: { environmentVariableRedaction: { enabled: true } } }, '.env': 'A=1' };
+    expect(withFiles(files).RELAY_ACP_AGENTS[0]!.homeFiles).toEqual(files);
+    for (const outside of ['/etc/gemini-cli/settings.json', '../.bashrc', '.gemini/../../x', 'a//b', '.', 'a/'])
+      expect(() => withFiles({ [outside]: 'x' }), outside).toThrow(/must be a path inside the home/);
+  });
+
   it('finds the program on PATH where its sandbox runs it, or says why not', async () => {
     const config = loadConfig({
       ...CREDENTIALS,

@@ -4,6 +4,7 @@
  * /proc, the environment it was not given — and a machine without a working bwrap refuses every command.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,33 @@ describe('a command in the bubblewrap sandbox', () => {
     expect(top).not.toContain('var');
     expect(top).not.toContain('work');
     expect(out).toMatch(/shadow: No such file/);
+  });
+});
+
+describe("an agent's CLI with home files", () => {
+  it("finds them read-only in its home, cannot change them, and the relay's copy is gone once it ended", async () => {
+    const sandbox = bubblewrapSandbox({ path: process.env.PATH });
+    const script = 'cat "$HOME/.agent/settings.json"; echo changed > "$HOME/.agent/settings.json" || echo refused; touch "$HOME/.agent/own" && echo writable';
+    // The relay writes its copy in its temporary folder: here one of this test's own.
+    const relayTmp = join(root, 'relay-tmp');
+    await mkdir(relayTmp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = relayTmp;
+    let child;
+    try {
+      child = sandbox.spawn({ folder, argv: ['sh', '-c', script], env: { PATH: '/usr/bin:/bin' }, homeFiles: { '.agent/settings.json': '{"redact":true}' } });
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    expect(readdirSync(relayTmp)).toHaveLength(1);
+    await new Promise((resolve) => child.once('close', resolve));
+    // Read as given; written over: refused; its home's folder stays its own to write in.
+    expect(out).toMatch(/^\{"redact":true\}.*Read-only file system\nrefused\nwritable\n$/s);
+    expect(readdirSync(relayTmp)).toEqual([]);
   });
 });
 

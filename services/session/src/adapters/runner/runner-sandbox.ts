@@ -98,10 +98,24 @@ export class RunnerSandbox implements TaskSandbox, CliSandbox {
     return { started, ended, stop: () => abort.abort() };
   }
 
-  /** The CLI's program must lie at the same path in the runner's image (`readOnly` is bubblewrap's: the runner has every path of its image). */
-  spawn(input: { sessionId: string | undefined; folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>> }): SandboxedCli {
+  /**
+   * The CLI's program must lie at the same path in the runner's image (`readOnly` is bubblewrap's: the runner has
+   * every path of its image). Home files it cannot give: a CLI that needs them does not start.
+   */
+  spawn(input: {
+    sessionId: string | undefined;
+    folder: string;
+    argv: readonly string[];
+    env: Readonly<Record<string, string | undefined>>;
+    homeFiles?: Readonly<Record<string, string>>;
+  }): SandboxedCli {
     const env = Object.fromEntries(Object.entries(input.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const { sessionId } = input;
+    if (input.homeFiles !== undefined && Object.keys(input.homeFiles).length > 0)
+      return new RunnerCli(
+        this.#client.exec(),
+        Promise.reject(new Error("the command runner cannot put files in an agent's home (homeFiles): what the agent needs must be in the runner's image")),
+      );
     // Each process runs as a user's: one that is no session's (an agent's model discovery) has none to run as.
     if (sessionId === undefined)
       return new RunnerCli(this.#client.exec(), Promise.reject(new Error('the command runner runs a process only for a session, as its user')));

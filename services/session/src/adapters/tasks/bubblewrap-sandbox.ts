@@ -9,7 +9,8 @@
  * lets it in for nothing.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { locateCli, type CliLocation, type CliProgram } from '@relay/service/cli-programs';
@@ -104,9 +105,10 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
 
   /**
    * How to start `argv` confined to `folder` (read and written) and, read-only, `readOnly` (a program that lies
-   * outside the system's folders, such as an agent's CLI). Throws when the sandbox is unavailable.
+   * outside the system's folders, such as an agent's CLI) and `homeFiles` (files of this machine shown in its home:
+   * their path there → the file here). Throws when the sandbox is unavailable.
    */
-  wrap(input: { folder: string; argv: readonly string[]; readOnly?: readonly string[] }): SandboxedProcess {
+  wrap(input: { folder: string; argv: readonly string[]; readOnly?: readonly string[]; homeFiles?: Readonly<Record<string, string>> }): SandboxedProcess {
     if (this.#bwrap === undefined) throw new Error(this.unavailable);
     const { folder } = input;
     const args = [
@@ -138,6 +140,7 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
       '--dir',
       SANDBOX_HOME,
       ...(input.readOnly ?? []).flatMap((path) => ['--ro-bind', path, path]),
+      ...Object.entries(input.homeFiles ?? {}).flatMap(([path, file]) => ['--ro-bind', file, join(SANDBOX_HOME, path)]),
       '--bind',
       folder,
       folder,
@@ -156,10 +159,28 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
     return { file: this.#bwrap, args };
   }
 
-  /** Starts a CLI wrapped in bubblewrap as a child of this process, its stdio the caller's (each process its own namespaces: no session is needed to tell users apart). */
-  spawn(input: { folder: string; argv: readonly string[]; env: Readonly<Record<string, string | undefined>>; readOnly?: readonly string[] }): SandboxedCli {
-    const confined = this.wrap(input);
-    return spawn(confined.file, confined.args, { cwd: input.folder, env: { ...input.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  /**
+   * Starts a CLI wrapped in bubblewrap as a child of this process, its stdio the caller's (each process its own
+   * namespaces: no session is needed to tell users apart). Its home files are written, for it alone, in a folder of
+   * the relay's (never the session's), removed once it ended.
+   */
+  spawn(input: {
+    folder: string;
+    argv: readonly string[];
+    env: Readonly<Record<string, string | undefined>>;
+    readOnly?: readonly string[];
+    homeFiles?: Readonly<Record<string, string>>;
+  }): SandboxedCli {
+    const written = input.homeFiles === undefined ? undefined : writeHomeFiles(input.homeFiles);
+    try {
+      const confined = this.wrap({ ...input, homeFiles: written?.files });
+      const child = spawn(confined.file, confined.args, { cwd: input.folder, env: { ...input.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      if (written !== undefined) child.once('close', written.remove).once('error', written.remove);
+      return child;
+    } catch (error) {
+      written?.remove();
+      throw error;
+    }
   }
 
   /**
@@ -189,6 +210,18 @@ export class BubblewrapSandbox implements TaskSandbox, CliSandbox {
     };
     return { started, ended, stop };
   }
+}
+
+/** Writes a process's home files, read-only, in a new folder only the relay's account reads (mkdtemp's): their path there → the file. */
+function writeHomeFiles(texts: Readonly<Record<string, string>>): { files: Record<string, string>; remove: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'relay-home-files-'));
+  const files: Record<string, string> = {};
+  for (const [index, [path, text]] of Object.entries(texts).entries()) {
+    const file = join(root, String(index));
+    writeFileSync(file, text, { mode: 0o444 });
+    files[path] = file;
+  }
+  return { files, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** A system top folder as the sandbox shows it: the same link into /usr, the folder read-only, or nothing. */

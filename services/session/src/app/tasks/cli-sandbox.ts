@@ -39,7 +39,8 @@ export interface CliSandbox {
   where(folder: string): string;
   /**
    * Starts `argv` for the session `sessionId` (its user's sandbox; undefined: no session's, which only a sandbox that
-   * tells no users apart runs) in `folder` with exactly `env`, its stdio the caller's; `readOnly`: where its program lies, when outside the system's folders. It emits 'spawn' once it runs,
+   * tells no users apart runs) in `folder` with exactly `env`, its stdio the caller's; `readOnly`: where its program lies, when outside the system's folders;
+   * `homeFiles`: files it finds in its home, read-only (their path there → their text), or it does not start. It emits 'spawn' once it runs,
    * 'error' when it could not start, then 'exit' and 'close' (code, signal) as a child process does.
    */
   spawn(input: {
@@ -48,5 +49,6 @@ export interface CliSandbox {
     argv: readonly string[];
     env: Readonly<Record<string, string | undefined>>;
     readOnly?: readonly string[];
+    homeFiles?: Readonly<Record<string, string>>;
   }): SandboxedCli;
 }

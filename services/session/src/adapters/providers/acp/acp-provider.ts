@@ -173,6 +173,12 @@ export class AcpProvider implements Provider {
     }
   }
 
+  /** The files its home holds, read-only, as the sandbox writes them (an object as JSON). */
+  get #homeFiles(): Record<string, string> | undefined {
+    const files = this.#o.agent.homeFiles;
+    return files && Object.fromEntries(Object.entries(files).map(([path, text]) => [path, typeof text === 'string' ? text : JSON.stringify(text, null, 2)]));
+  }
+
   /** The ACP session of the turn running (one per provider object per turn: set while it runs). */
   #sessionId: string | undefined;
 
@@ -204,6 +210,7 @@ export class AcpProvider implements Provider {
       argv: [program, ...args],
       env: this.#o.agentEnv,
       readOnly: [dirname(program), ...(this.#o.agent.readOnly ?? [])],
+      homeFiles: this.#homeFiles,
     });
     const log = this.#o.logger.child({ provider: this.id, ...(input ? { sessionId: input.session.id } : {}) });
     child.stderr.on('data', (chunk: Buffer) => log.debug({ stderr: chunk.toString('utf8').trimEnd() }, 'acp agent'));
