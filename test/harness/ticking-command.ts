@@ -1,6 +1,7 @@
 // A stop proved by its effect, not by the clock: the command a stopped turn runs writes a line into a file every
-// 0.2 s for as long as it lives, so once the turn is stopped and a whole other turn has run since, the file must not
-// have grown (the command, and the agent that ran it, are gone).
+// 0.2 s for as long as it lives, and once the turn is stopped no process of this machine is left in its session's
+// folder (neither the command nor the agent that ran it: the sandbox starts both there).
+import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { until } from './until.ts';
 
@@ -16,4 +17,26 @@ export async function ticks(path: string): Promise<number> {
 /** Once the command runs (it wrote its first lines). */
 export async function untilTicking(path: string): Promise<void> {
   await until(`the command ticking into ${path}`, async () => ((await ticks(path)) >= 2 ? true : undefined));
+}
+
+/** The processes of this machine working in `folder` (or below it): their ids. */
+export function processesIn(folder: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const cwd = readlinkSync(`/proc/${pid}/cwd`);
+        return cwd === folder || cwd.startsWith(`${folder}/`);
+      } catch {
+        return false; // Gone meanwhile, or not ours to read.
+      }
+    })
+    .map(Number);
+}
+
+/** Once no process works in `folder` any more. */
+export async function untilNoProcessIn(folder: string): Promise<void> {
+  await until(`no process left in ${folder}`, () => (processesIn(folder).length === 0 ? true : undefined), {
+    detail: () => `still there: ${processesIn(folder).join(', ')}`,
+  });
 }
