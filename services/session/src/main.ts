@@ -62,12 +62,15 @@ import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
 import { PgTokenReads } from './adapters/store/pg-token-reads.ts';
 import { PrismaLoopGuardStore } from './adapters/store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './adapters/store/prisma-turn-store.ts';
+import { gatedTransactions, TransactionGate, transactionBounds } from './adapters/store/transaction-gate.ts';
 
 await startService({
   name: 'session',
   loadConfig,
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+  // Its interactive transactions queue at a gate that leaves reads connections of their own (transaction-gate.ts).
+  database: (pool) =>
+    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.SESSION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, grpc, serve }) {
@@ -258,7 +261,7 @@ await startService({
       {
         definition: McpTaskServiceService,
         callers: MCP_TASK_CALLERS,
-        implementation: mcpTaskGrpc({ mcpTasks: new PrismaMcpTaskStore(prisma), ids: nodeCrypto, clock, logger }),
+        implementation: mcpTaskGrpc({ mcpTasks: new PrismaMcpTaskStore(prisma), sessions: store, ids: nodeCrypto, clock, logger }),
       },
     ]);
 

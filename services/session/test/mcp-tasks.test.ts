@@ -42,10 +42,20 @@ class InMemoryMcpTasks implements McpTaskStore {
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 11, 7, 9, 0, seconds));
 let next = 0;
-const deps = () => ({ mcpTasks: new InMemoryMcpTasks(), ids: { newId: () => `task-${(next += 1)}` } });
+/** The sessions: s1 and s2 are u1's hosted ones, e1 u1's external one. */
+const SESSIONS = new Map([
+  ['s1', { userId: 'u1', origin: 'hosted' }],
+  ['s2', { userId: 'u1', origin: 'hosted' }],
+  ['e1', { userId: 'u1', origin: 'external' }],
+]);
+const deps = () => ({
+  mcpTasks: new InMemoryMcpTasks(),
+  sessions: { findSession: async (id: string) => SESSIONS.get(id) },
+  ids: { newId: () => `task-${(next += 1)}` },
+});
 const LEASE_MS = 60_000;
 const INPUT = '{"action":"send","relay":"this","session":"s9","text":"hi"}';
-const newTask = (sessionId: string, runnerId = 'gw-a') => ({ sessionId, inputJson: INPUT, userId: 'u1', external: true, runnerId, leaseMs: LEASE_MS });
+const newTask = (sessionId: string, runnerId = 'gw-a') => ({ sessionId, inputJson: INPUT, userId: 'u1', runnerId, leaseMs: LEASE_MS });
 const update = (task: McpTask, fields: Partial<McpTask> & { release?: boolean }) => ({
   id: task.id,
   sessionId: task.sessionId,
@@ -69,13 +79,27 @@ describe('MCP tasks', () => {
       status: 'working',
       inputJson: INPUT,
       userId: 'u1',
-      external: true,
+      external: false,
       runnerId: 'gw-a',
     });
     await expect(getMcpTask(d, task.id, 's2')).rejects.toMatchObject({ message: `No task ${task.id} of this session.` });
     await expect(updateMcpTask(d, update({ ...task, sessionId: 's2' }, { status: 'completed' }), at(1))).rejects.toMatchObject({
       message: `No task ${task.id} of this session.`,
     });
+  });
+
+  it('keeps as its caller its session’s own user and origin, whatever the request says', async () => {
+    const d = deps();
+    expect(await createMcpTask(d, newTask('e1'), at(0))).toMatchObject({ userId: 'u1', external: true });
+    // A hosted session's task is not external, even when asked as one: a replica that takes it over acts as the session.
+    expect(await createMcpTask(d, { ...newTask('s1'), external: true } as ReturnType<typeof newTask>, at(0))).toMatchObject({ external: false });
+    for (const [sessionId, userId] of [
+      ['s1', 'u2'],
+      ['nowhere', 'u1'],
+    ]) {
+      await expect(createMcpTask(d, { ...newTask(sessionId!), userId: userId! }, at(0))).rejects.toMatchObject({ kind: 'not_found' });
+    }
+    expect(d.mcpTasks.tasks.size).toBe(2);
   });
 
   it('is claimed by another runner once its lease ran out, each write renewing it; the old runner’s writes then change nothing', async () => {

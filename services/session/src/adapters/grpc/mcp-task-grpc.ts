@@ -34,7 +34,9 @@ const MOST_CLAIMED = 100;
 export function mcpTaskGrpc(deps: McpTaskDeps & { clock: Clock; logger: Logger }): ReturnType<typeof serveUnary> {
   const { clock } = deps;
   return serveUnary<McpTaskServiceMethods>(deps.logger, {
-    createMcpTask: async (request) => ({ task: toMessage(await createMcpTask(deps, { ...request, leaseMs: Number(request.leaseMs) }, clock.now())) }),
+    createMcpTask: async ({ external: _fromTheSession, ...request }) => ({
+      task: toMessage(await createMcpTask(deps, { ...request, leaseMs: Number(request.leaseMs) }, clock.now())),
+    }),
     updateMcpTask: async (request) => {
       const status = MCP_TASK_STATUSES.find((one) => one === request.status);
       if (status === undefined) throw invalidInput(`status must be one of ${MCP_TASK_STATUSES.join(', ')}.`, { field: 'status' });

@@ -52,15 +52,16 @@ export interface McpTaskStore {
 
 export interface McpTaskDeps {
   mcpTasks: McpTaskStore;
+  /** The sessions: a task's caller is its session's user and origin, read here, never taken from the request. */
+  sessions: { findSession(sessionId: string): Promise<{ userId: string; origin: string } | undefined> };
   ids: IdGenerator;
 }
 
-/** The task to record: its session's call and caller, and the runner that takes it. */
+/** The task to record: its session's call, the user the gateway authenticated for it, and the runner that takes it. */
 interface NewMcpTask {
   sessionId: string;
   inputJson: string;
   userId: string;
-  external: boolean;
   runnerId: string;
   leaseMs: number;
 }
@@ -80,11 +81,18 @@ interface McpTaskUpdate {
   release: boolean;
 }
 
-/** Records a new task of its session's agent, working, held by its runner for `leaseMs`. */
+/**
+ * Records a new task of its session's agent, working, held by its runner for `leaseMs`. The caller a replica that takes
+ * the task over acts as is the session's own: its user (NOT_FOUND for a session that is not the named user's) and
+ * whether it is external (its origin).
+ */
 export async function createMcpTask(deps: McpTaskDeps, task: NewMcpTask, now: Date): Promise<McpTask> {
   const { leaseMs, ...fields } = task;
+  const session = await deps.sessions.findSession(task.sessionId);
+  if (session === undefined || session.userId !== task.userId) throw notFound(`No session ${task.sessionId} of this user.`, { field: 'session_id' });
   const created: McpTask = {
     ...fields,
+    external: session.origin === 'external',
     id: deps.ids.newId(),
     status: 'working',
     statusMessage: '',

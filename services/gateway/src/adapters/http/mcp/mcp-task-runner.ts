@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SystemClock, type Timer } from '@relay/clock';
-import type { McpTask } from '@relay/proto/relay/session/v1/mcp_task_service';
+import { CreateMcpTaskRequest, type McpTask } from '@relay/proto/relay/session/v1/mcp_task_service';
 import { dispatchToolCall, type CallChannel } from '../../../app/relay-tool/dispatch.ts';
 import type { CallEffects } from '../../../app/relay-tool/made-once.ts';
 import type { McpTaskClient } from '../../../app/ports.ts';
@@ -52,14 +52,16 @@ export class McpTaskRunner {
 
   /** Records relay_tool's call `input` as a task of `caller`'s session, held by this replica, and runs it. */
   async start(input: unknown, caller: TaskCaller, channel: Pick<CallChannel, 'traceparent'>): Promise<McpTask> {
-    const { task } = await this.deps.mcpTasks.createMcpTask({
-      sessionId: caller.sessionId,
-      inputJson: JSON.stringify(input),
-      userId: caller.userId,
-      external: caller.external === true,
-      runnerId: this.id,
-      leaseMs: String(LEASE_MS),
-    });
+    // The session service records the session's own origin as whether the caller is external.
+    const { task } = await this.deps.mcpTasks.createMcpTask(
+      CreateMcpTaskRequest.fromPartial({
+        sessionId: caller.sessionId,
+        inputJson: JSON.stringify(input),
+        userId: caller.userId,
+        runnerId: this.id,
+        leaseMs: String(LEASE_MS),
+      }),
+    );
     if (task === undefined) throw new Error('CreateMcpTask answered no task');
     this.run(task, input, caller, channel);
     return task;

@@ -55,7 +55,9 @@ export interface CreateMcpTaskRequest {
   /** How long the task's gateway holds it without renewing (milliseconds). */
   leaseMs: string;
   inputJson: string;
+  /** The user the gateway authenticated the call for; NOT_FOUND when the session is not theirs. */
   userId: string;
+  /** Unused: whether the caller is external is the session's origin, read by the session service. */
   external: boolean;
   runnerId: string;
 }
