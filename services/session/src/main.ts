@@ -62,15 +62,12 @@ import { PgSessionReads } from './adapters/store/pg-session-reads.ts';
 import { PgTokenReads } from './adapters/store/pg-token-reads.ts';
 import { PrismaLoopGuardStore } from './adapters/store/prisma-loop-guard-store.ts';
 import { PrismaTurnStore } from './adapters/store/prisma-turn-store.ts';
-import { gatedTransactions, TransactionGate, transactionBounds } from './adapters/store/transaction-gate.ts';
 
 await startService({
   name: 'session',
   loadConfig,
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-  // Its interactive transactions queue at a gate that leaves reads connections of their own (transaction-gate.ts).
-  database: (pool) =>
-    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
+  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
   stream: BusStreams.SESSION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, grpc, serve }) {
