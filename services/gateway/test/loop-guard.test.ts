@@ -5,7 +5,7 @@ import { SessionOrigin } from '@relay/proto/relay/session/v1/session';
 import type { CountAgentPromptResponse as AgentPromptCount } from '@relay/proto/relay/session/v1/session_service';
 import type { Conversation } from '../src/domain/answers.ts';
 import { CardKind, CardStatus, type AwaitCardResponse, type Card } from '@relay/proto/relay/question/v1/question_service';
-import type { CallEffects } from '../src/app/relay-tool/made-once.ts';
+import { taskEffects } from './task-effects.ts';
 
 /** Just the parts of a context the loop guard touches, with a record of what it did. */
 function contextWith(guard: AgentPromptCount, decision: CardStatus | undefined) {
@@ -85,23 +85,10 @@ describe('passLoopGuard', () => {
   });
 
   describe('in a call run as an MCP task', () => {
-    /** A task's effects as its record holds them: each effect's outcome once made (JSON). */
-    function taskEffects(recorded: Record<string, unknown>): CallEffects {
-      return {
-        made: (name, codec) => (name in recorded ? codec.fromJSON(recorded[name]) : undefined),
-        once: async (name, make, codec) => {
-          if (name in recorded) return codec.fromJSON(recorded[name]);
-          const outcome = await make();
-          recorded[name] = codec.toJSON(outcome);
-          return outcome;
-        },
-      };
-    }
-
     it('counts the prompt once and records it in the task', async () => {
       const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_ALLOWED);
-      const recorded: Record<string, unknown> = {};
-      await passLoopGuard(running, { ...context, effects: taskEffects(recorded) }, 'Nothing was sent.');
+      const { recorded, effects } = taskEffects();
+      await passLoopGuard(running, { ...context, effects }, 'Nothing was sent.');
       expect(did).toEqual(['check', 'card: Let the agent keep prompting other agents?', 'grant', 'count']);
       expect(Object.keys(recorded)).toEqual(['count_agent_prompt']);
     });
@@ -109,7 +96,7 @@ describe('passLoopGuard', () => {
     it('taken over after the prompt was counted, neither checks the guard again nor asks the person (the count now holds this prompt)', async () => {
       // Asked again, the guard would read this very prompt and find itself used up; Deny would say nothing was sent.
       const { context, did } = contextWith(usedUp, CardStatus.CARD_STATUS_DENIED);
-      const effects = taskEffects({ count_agent_prompt: { sent: 30, allowed: 30, usedUp: false } });
+      const { effects } = taskEffects({ count_agent_prompt: { sent: 30, allowed: 30, usedUp: false } });
       await passLoopGuard(running, { ...context, effects }, 'Nothing was sent.');
       expect(did).toEqual([]);
     });

@@ -12,6 +12,7 @@ import { McpTaskRunner } from '../src/adapters/http/mcp/mcp-task-runner.ts';
 import type { McpTaskClient } from '../src/app/ports.ts';
 import { dispatchToolCall, type CallChannel, type DispatchDeps } from '../src/app/relay-tool/dispatch.ts';
 import type { CallEffects } from '../src/app/relay-tool/made-once.ts';
+import { taskEffects } from './task-effects.ts';
 import { fakeOwnerClients, startGateway, type TestGateway } from './start-gateway.ts';
 
 let gateway: TestGateway;
@@ -32,21 +33,6 @@ afterAll(async () => {
 
 beforeEach(() => gateway.owners.reset());
 
-/** A task's record of its effects: each effect's outcome (JSON) once made, as the session service keeps it. */
-function taskRecord(): { recorded: Record<string, unknown>; effects: CallEffects } {
-  const recorded: Record<string, unknown> = {};
-  const effects: CallEffects = {
-    made: (name, codec) => (name in recorded ? codec.fromJSON(recorded[name]) : undefined),
-    once: async (name, make, codec) => {
-      if (name in recorded) return codec.fromJSON(recorded[name]);
-      const outcome = await make();
-      recorded[name] = codec.toJSON(outcome);
-      return outcome;
-    },
-  };
-  return { recorded, effects };
-}
-
 function channelOf(effects: CallEffects): CallChannel {
   return { signal: new AbortController().signal, progress: async () => undefined, inTask: true, effects };
 }
@@ -59,7 +45,7 @@ describe.each([
     const caller = gateway.owners.addAgentSession('u1', { title: 'Planner', mode: 'ask' }).session;
     const target = gateway.owners.addAgentSession('u1', { title: 'Nightly deploy' }).session;
     const input = { action, relay: 'this', text: 'Deploy now.', ...(action === 'send' ? { session: target.id } : {}) };
-    const { recorded, effects } = taskRecord();
+    const { recorded, effects } = taskEffects();
     gateway.owners.cardDecision = 'allow';
 
     const first = await dispatchToolCall(input, { userId: 'u1', sessionId: caller.id }, deps, channelOf(effects));

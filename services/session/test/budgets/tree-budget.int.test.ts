@@ -154,6 +154,17 @@ async function newSession(title: string, startedBy: string | null): Promise<stri
   return id;
 }
 
+/** A session whose first prompt came from the paired relay `originRelay` (its provenance), or from its person (null). */
+async function startedFrom(title: string, originRelay: string | null): Promise<string> {
+  const id = await newSession(title, null);
+  const provenance =
+    originRelay === null
+      ? undefined
+      : { originRelay, originSessionId: 'far-conversation', originSessionTitle: 'Far', model: 'm', hops: 1, viaRelays: [originRelay] };
+  await prisma.message.create({ data: { id: randomUUID(), sessionId: id, role: 'user', text: 'first', createdAt: clock.now(), provenance } });
+  return id;
+}
+
 let queuedCount = 0;
 
 /** Queues a message as SendMessage does and nudges the runner; returns the turn id. */
@@ -379,18 +390,9 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
   });
 
   it('reads a tree for a paired relay only under a session that relay’s agents started here', async () => {
-    const started = async (title: string, originRelay: string | null) => {
-      const id = await newSession(title, null);
-      const provenance =
-        originRelay === null
-          ? undefined
-          : { originRelay, originSessionId: 'far-conversation', originSessionTitle: 'Far', model: 'm', hops: 1, viaRelays: [originRelay] };
-      await prisma.message.create({ data: { id: randomUUID(), sessionId: id, role: 'user', text: 'first', createdAt: clock.now(), provenance } });
-      return id;
-    };
-    const byHub = await started('read by hub', 'hub');
+    const byHub = await startedFrom('read by hub', 'hub');
     expect((await getTreeUsage(deps, { userId, sessionId: byHub, startedByRelay: 'hub' }, clock.now())).sessionId).toBe(byHub);
-    for (const other of [await started('the person’s, read by hub', null), await started('lab’s, read by hub', 'lab')]) {
+    for (const other of [await startedFrom('the person’s, read by hub', null), await startedFrom('lab’s, read by hub', 'lab')]) {
       await expect(getTreeUsage(deps, { userId, sessionId: other, startedByRelay: 'hub' }, clock.now())).rejects.toMatchObject({
         code: 'REMOTE_RELAY_NOT_FOUND',
       });
@@ -401,18 +403,9 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
   });
 
   it('narrows, with a paired relay’s budget, only a session that relay’s agents started here', async () => {
-    const started = async (title: string, originRelay: string | null) => {
-      const id = await newSession(title, null);
-      const provenance =
-        originRelay === null
-          ? undefined
-          : { originRelay, originSessionId: 'far-conversation', originSessionTitle: 'Far', model: 'm', hops: 1, viaRelays: [originRelay] };
-      await prisma.message.create({ data: { id: randomUUID(), sessionId: id, role: 'user', text: 'first', createdAt: clock.now(), provenance } });
-      return id;
-    };
-    const byDesk = await started('started by hub', 'hub');
-    const byPerson = await started('the person’s own', null);
-    const byAnother = await started('started by lab', 'lab');
+    const byDesk = await startedFrom('started by hub', 'hub');
+    const byPerson = await startedFrom('the person’s own', null);
+    const byAnother = await startedFrom('started by lab', 'lab');
     const limits = { costUsd: 2, tokens: null, minutes: null, sessions: 1 };
     const carried = (sessionId: string, pairedRelay: string) =>
       narrowBudget(deps, { userId, sessionId, startedBySessionId: null, callerSessionId: '', pairedRelay, limits, dryRun: false }, clock.now());
