@@ -1,11 +1,11 @@
 // Issue 41, item 2, end to end: Copilot as a provider, through the official SDK (@github/copilot-sdk) and the Copilot
-// runtime it ships, in bring-your-own-key mode (RELAY_COPILOT_BASE_URL) against the OpenAI-compatible server this
-// suite runs on loopback (test/harness/fake-openai-api.ts). A turn replies; the command the model asks for
-// (run_command) is the owner's approval card: Allow runs it in the sandbox, in the session's folder, Deny does not;
-// stop ends a turn mid-way within 5 s; a model Copilot does not run is refused with suggestions before anything is
-// created; the tokens the endpoint reports show in usage. The runtime itself runs in the sandbox (namespaces of its own,
-// the session's folder, a private home, none of the relay's environment), and relay_tool reaches it from the gateway's
-// MCP endpoint with the session's token.
+// runtime it ships, in bring-your-own-key mode (RELAY_COPILOT_BASE_URL) against the OpenAI-compatible server this suite
+// runs on loopback (test/harness/fake-openai-api.ts). A turn replies; the command the model asks for (run_command) is
+// the owner's approval card: Allow runs it in the sandbox, in the session's folder, Deny does not; stop ends a turn
+// mid-way (the command and the runtime gone, the model told nothing of it); a model Copilot does not run is refused
+// with suggestions before anything is created; the tokens the endpoint reports show in usage. The runtime itself runs
+// in the sandbox (namespaces of its own, the session's folder, a private home, none of the relay's environment), and
+// relay_tool reaches it from the gateway's MCP endpoint with the session's token.
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
+import { processesIn, tickingCommand, untilNoProcessIn, untilTicking } from '../harness/ticking-command.ts';
 
 let relay: Relay;
 let api: FakeOpenAiApi;
@@ -164,16 +165,18 @@ describe('Copilot as a provider (bring your own key)', () => {
     expect(existsSync(join(folder, 'denied.txt'))).toBe(false);
   });
 
-  it('stop ends a turn mid-way (a command running) within 5 s', async () => {
-    const { id: sessionId, messageId } = await startTurn('run: sleep 60');
+  it('stop ends a turn mid-way (a command running): the turn is stopped, the command and the runtime are gone, the model is asked nothing more', async () => {
+    const { id: sessionId, messageId } = await startTurn(`run: ${tickingCommand('ticks.txt')}`);
     const card = await pendingCard(relay, sessionId);
     expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const stoppedAt = Date.now();
+    await untilTicking(join(folder, 'ticks.txt'));
+    expect(processesIn(folder).length).toBeGreaterThan(1);
+    const asked = api.requests.length;
     expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    const turn = await finish(relay, sessionId, messageId);
-    expect(turn.status, JSON.stringify(turn)).toBe('stopped');
-    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect((await finish(relay, sessionId, messageId)).status).toBe('stopped');
+    await untilNoProcessIn(folder);
+    // The command's output never reached the model.
+    expect(api.requests.slice(asked).filter((request) => JSON.stringify(request.body).includes('ticks.txt'))).toEqual([]);
   });
 
   it('usage meters the tokens the endpoint reported for its turns', async () => {
