@@ -286,7 +286,7 @@ describe('across a pairing', () => {
     });
     // Read only as lab's: the session service answers only for a session lab's agents started here.
     expect(gateway.owners.treeReads.filter((read) => read.method === 'getTreeUsage').map((read) => read.request)).toEqual([
-      { userId: 'u1', sessionId: session.id, startedByRelay: 'lab' },
+      { userId: 'u1', sessionId: session.id, startedByRelay: 'lab', budgetsOnly: false },
     ]);
     const refused = await asked(AgentLevel.AGENT_LEVEL_OFF);
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });
@@ -305,7 +305,7 @@ describe('across a pairing', () => {
     expect(order).toEqual(['noteRemoteTreeSpend', 'sendMessage', 'sendMessage']);
   });
 
-  it('asks no paired relay, and reads only whether a budget governs the tree, for a prompt of a tree without a budget', async () => {
+  it('asks no paired relay, and reads only the budgets over the tree, for a prompt of a tree without a budget', async () => {
     const agent = await newAgent();
     pairBuildBox(agent);
     spentOnBuildBox(agent);
@@ -314,10 +314,10 @@ describe('across a pairing', () => {
     gateway.owners.treeReads.splice(0);
     expect((await agent.call({ action: 'send', relay: 'this', session: child.id, text: 'reply hi', wait_seconds: 0 })).body).toMatchObject({ ok: true });
     expect(gateway.owners.forwarded).toEqual([]);
-    // Then the result's budget note reads the caller's tree, as before any of this.
+    // Then the result's budget note reads only the budgets over the caller's tree.
     expect(gateway.owners.treeReads).toEqual([
       { method: 'getBudgetedRemoteSessions', request: { userId: 'u1', sessionId: child.id } },
-      { method: 'getTreeUsage', request: { userId: 'u1', sessionId: agent.session.id } },
+      { method: 'getTreeUsage', request: { userId: 'u1', sessionId: agent.session.id, budgetsOnly: true } },
     ]);
   });
 

@@ -379,6 +379,7 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
       await prisma.conversationGrant.create({ data: { sessionId, kind: 'started_remote', relay, createdAt: clock.now() } });
     }
     expect(await getBudgetedRemoteSessions(deps, { userId, sessionId: child })).toEqual([]);
+    expect((await getTreeUsage(deps, { userId, sessionId: child, budgetsOnly: true }, clock.now())).budgets).toEqual([]);
     await setBudget(deps, { userId, sessionId: child, limits: { costUsd: 5, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
     expect(await getBudgetedRemoteSessions(deps, { userId, sessionId: child })).toEqual([{ startedBySessionId: child, relay: 'lab', sessionId: 'far-y' }]);
     await setBudget(deps, { userId, sessionId: root, limits: { costUsd: 9, tokens: null, minutes: null, sessions: null }, setBy: 'person' }, clock.now());
@@ -386,6 +387,11 @@ describe('a budget over a tree of 1 → 3 → 9 sessions', () => {
       { startedBySessionId: root, relay: 'build-box', sessionId: 'far-x' },
       { startedBySessionId: child, relay: 'lab', sessionId: 'far-y' },
     ]);
+    // What a result's budget note reads: the same budgets, measured, and nothing of the tree's own rows.
+    const whole = await getTreeUsage(deps, { userId, sessionId: child }, clock.now());
+    const budgetsOnly = await getTreeUsage(deps, { userId, sessionId: child, budgetsOnly: true }, clock.now());
+    expect(budgetsOnly.budgets.map((report) => report.budget.sessionId)).toEqual([child, root]);
+    expect(budgetsOnly).toMatchObject({ budgets: whole.budgets, rows: [], remoteSessions: [] });
     await expect(getBudgetedRemoteSessions(deps, { userId: 'someone-else', sessionId: child })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
   });
 

@@ -18,7 +18,8 @@ import type { PairingClient, SessionClient } from '../ports.ts';
 /** `result` with budgetNote when a budget over the caller's tree is at 80 % or more, reached or ended. */
 export async function withBudgetNote(result: Success, sessions: SessionClient, caller: { userId: string; sessionId: string }): Promise<Success> {
   if (caller.sessionId === '') return result;
-  const { usage } = await sessions.getTreeUsage({ userId: caller.userId, sessionId: caller.sessionId });
+  // Only the budgets over the tree: with none, one read of the conversation's ancestors.
+  const { usage } = await sessions.getTreeUsage({ userId: caller.userId, sessionId: caller.sessionId, budgetsOnly: true });
   const note = budgetNote(treeUsageView(usage));
   return note === undefined ? result : { ...result, budgetNote: note };
 }

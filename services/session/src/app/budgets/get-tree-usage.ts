@@ -25,16 +25,21 @@ export interface TreeUsageReport {
 
 /**
  * The tree usage of the user's session `sessionId`, at `now`. A paired relay's read (`startedByRelay`, the relay as
- * paired here) reaches only a session its agents started here: any other is no session of its.
+ * paired here) reaches only a session its agents started here: any other is no session of its. `budgetsOnly` measures
+ * only the budgets over it (the rest left empty), which costs one read of its ancestors when none governs it.
  */
 export async function getTreeUsage(
   deps: BudgetDeps,
-  input: { userId: string; sessionId: string; startedByRelay?: string },
+  input: { userId: string; sessionId: string; startedByRelay?: string; budgetsOnly?: boolean },
   now: Date,
 ): Promise<TreeUsageReport> {
   const session = await deps.sessions.findSession(input.sessionId);
   if (session === undefined || session.userId !== input.userId) throw noSuchSession(deps.relay.name, input.sessionId);
   if (input.startedByRelay && (await deps.budgets.startingRelay(session.id)) !== input.startedByRelay) throw noSuchSession(deps.relay.name, input.sessionId);
+  if (input.budgetsOnly === true) {
+    const budgets = await Promise.all((await deps.budgets.governing(session.id)).map((budget) => measure(deps, budget, now)));
+    return { sessionId: session.id, rows: [], totals: totalsOf([]), sessionsStarted: 0, budgets, remoteSessions: [] };
+  }
   const [rows, sessionsStarted, governing, remoteSessions] = await Promise.all([
     deps.budgets.treeUsage(session.id),
     deps.budgets.sessionsStarted(session.id),

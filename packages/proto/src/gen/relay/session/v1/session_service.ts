@@ -788,7 +788,14 @@ export interface GetTreeUsageRequest {
    * For a paired relay's read (usage with tree and session): that relay, as paired here. The session must be one its
    * agents started here (its first prompt came from it); another is NOT_FOUND.
    */
-  startedByRelay?: string | undefined;
+  startedByRelay?:
+    | string
+    | undefined;
+  /**
+   * Only the budgets over the session, measured (rows, totals, sessions_started and remote_sessions left empty): what
+   * a result's budget note needs, which costs one read of the session's ancestors when no budget governs it.
+   */
+  budgetsOnly: boolean;
 }
 
 /** The session whose budgets' tree is read. */
@@ -10049,7 +10056,7 @@ export const RemoveBudgetResponse: MessageFns<RemoveBudgetResponse> = {
 };
 
 function createBaseGetTreeUsageRequest(): GetTreeUsageRequest {
-  return { userId: "", sessionId: "", startedByRelay: undefined };
+  return { userId: "", sessionId: "", startedByRelay: undefined, budgetsOnly: false };
 }
 
 export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
@@ -10062,6 +10069,9 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     }
     if (message.startedByRelay !== undefined) {
       writer.uint32(26).string(message.startedByRelay);
+    }
+    if (message.budgetsOnly !== false) {
+      writer.uint32(32).bool(message.budgetsOnly);
     }
     return writer;
   },
@@ -10103,6 +10113,14 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
             message.startedByRelay = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.budgetsOnly = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -10132,6 +10150,11 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
         : isSet(object.started_by_relay)
         ? globalThis.String(object.started_by_relay)
         : undefined,
+      budgetsOnly: isSet(object.budgetsOnly)
+        ? globalThis.Boolean(object.budgetsOnly)
+        : isSet(object.budgets_only)
+        ? globalThis.Boolean(object.budgets_only)
+        : false,
     };
   },
 
@@ -10146,6 +10169,9 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     if (message.startedByRelay !== undefined) {
       obj.startedByRelay = message.startedByRelay;
     }
+    if (message.budgetsOnly !== false) {
+      obj.budgetsOnly = message.budgetsOnly;
+    }
     return obj;
   },
 
@@ -10157,6 +10183,7 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     message.userId = object.userId ?? "";
     message.sessionId = object.sessionId ?? "";
     message.startedByRelay = object.startedByRelay ?? undefined;
+    message.budgetsOnly = object.budgetsOnly ?? false;
     return message;
   },
 };
