@@ -125,6 +125,9 @@ describe('MCP tasks', () => {
     expect(await updateMcpTask(d, update(task, { status: 'working', release: true }), at(5))).toMatchObject({ runnerId: '' });
     // Let go, it is no runner's: a late write of the one that let it go changes nothing.
     expect(await updateMcpTask(d, update(task, { status: 'completed' }), at(6))).toMatchObject({ status: 'working', runnerId: '' });
+    // Nor does a write that names no runner, which would otherwise match a task held by none.
+    await expect(updateMcpTask(d, update(task, { status: 'completed', runnerId: '' }), at(6))).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+    expect(d.mcpTasks.tasks.get(task.id)).toMatchObject({ status: 'working', runnerId: '' });
     expect(await claimMcpTasks(d, 'gw-b', LEASE_MS, 10, at(6))).toMatchObject([{ id: task.id, runnerId: 'gw-b' }]);
   });
 

@@ -6,7 +6,7 @@
  * it and finishes it; a write of a runner that no longer holds the task changes nothing
  * (docs/adr/0042-mcp-tasks-taken-over.md).
  */
-import { notFound } from '../../domain/errors.ts';
+import { invalidInput, notFound } from '../../domain/errors.ts';
 import type { IdGenerator } from '../ports.ts';
 
 /** A task's status, as MCP's Tasks extension names them. */
@@ -112,6 +112,8 @@ export async function createMcpTask(deps: McpTaskDeps, task: NewMcpTask, now: Da
  * another runner holds (or none) is answered unchanged: its writer has lost it and stops. NOT_FOUND for no such task.
  */
 export async function updateMcpTask(deps: Pick<McpTaskDeps, 'mcpTasks'>, update: McpTaskUpdate, now: Date): Promise<McpTask> {
+  // A write that names no runner would match a task let go (held by none), past the fence.
+  if (update.runnerId === '') throw invalidInput('runner_id is required.', { field: 'runner_id' });
   const found = await deps.mcpTasks.find(update.id, update.sessionId);
   if (found === undefined) throw notFound(`No task ${update.id} of this session.`, { field: 'id' });
   if (ENDED_MCP_TASK_STATUSES.includes(found.status) || found.runnerId !== update.runnerId) return found;
