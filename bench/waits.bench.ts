@@ -16,6 +16,7 @@
 //   BENCH_WAITS      concurrent waits (default 1000)
 //   BENCH_SECONDS    the window measured, at rest and while they wait (default 30)
 //   BENCH_SCENARIOS  which, in order (default wait,cards)
+//   BENCH_RAMP_MS    how long the cards' calls take to start, evenly spread (default 10000; 0: all at once)
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -33,11 +34,21 @@ const SCENARIOS = (process.env.BENCH_SCENARIOS ?? 'wait,cards').split(',') as Sc
 const WAIT_SECONDS = 45;
 const SETTLE_MS = 5_000;
 /** How long the cards' calls take to start, evenly spread (the waits start at once). */
-const RAMP_MS = 10_000;
+const RAMP_MS = Number(process.env.BENCH_RAMP_MS ?? 10_000);
 /** The sessions the cards' asks are about: an ask may have 20 pending per session it is about. */
 const ASKED_ABOUT = 60;
 
 type Scenario = 'wait' | 'cards';
+
+/** A relay_tool result's code: 'ok', the refusal's code, or 'unreadable'. */
+function codeOf(content: unknown): string {
+  try {
+    const parsed = JSON.parse((content as { text: string }[])[0]!.text) as { ok?: boolean; code?: string };
+    return parsed.ok === true ? 'ok' : (parsed.code ?? 'unreadable');
+  } catch {
+    return 'unreadable';
+  }
+}
 
 /** Resident memory of a process in MB. */
 function rssMb(pid: number | undefined): number {
@@ -105,8 +116,9 @@ try {
 
     let answered = 0;
     let failed = 0;
-    // The cards' calls start over RAMP_MS: 1,000 at once time out the token checks and the session service's pool
-    // (the relay answers some REMOTE_RELAY_INTERNAL), which is a burst's cost, not a wait's.
+    /** The calls answered, by their result's code ('ok' for a success). */
+    const answers = new Map<string, number>();
+    // The cards' calls start over RAMP_MS: 1,000 at once measure a burst's cost more than a wait's.
     const ramp = scenario === 'cards' ? RAMP_MS : 0;
     const waits = clients.map(async (client, i) => {
       await new Promise((resolve) => setTimeout(resolve, (ramp * i) / WAITS));
@@ -114,6 +126,8 @@ try {
         (result) => {
           answered += 1;
           if (answered === 1) console.log(`${scenario}: the first answer: ${JSON.stringify(result.content).slice(0, 300)}`);
+          const code = codeOf(result.content);
+          answers.set(code, (answers.get(code) ?? 0) + 1);
         },
         (error: unknown) => {
           failed += 1;
@@ -148,7 +162,21 @@ try {
       .logs()
       .split('\n')
       .filter((line) => line.includes('"level":"error"') || line.includes('"level":"fatal"'));
-    if (errors.length > 0) console.log(`the relay logged ${errors.length} errors; the first: ${errors.slice(0, 2).join('\n').slice(0, 1500)}`);
+    console.log(`the calls' answers by code: ${[...answers].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}`);
+    if (errors.length > 0) {
+      const kinds = new Map<string, number>();
+      for (const line of errors) {
+        let entry: { service?: string; path?: string; msg?: string; err?: { message?: string } };
+        try {
+          entry = JSON.parse(line) as typeof entry;
+        } catch {
+          entry = { msg: line.slice(0, 120) };
+        }
+        const kind = `${entry.service} ${entry.path ?? ''} ${entry.msg}: ${entry.err?.message?.slice(0, 120) ?? ''}`;
+        kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+      }
+      console.log(`the relay logged ${errors.length} errors:\n${[...kinds].map(([kind, n]) => `  ${n} × ${kind}`).join('\n')}`);
+    }
   }
 } finally {
   await Promise.all(clients.map((client) => client.close()));

@@ -10,6 +10,7 @@ import { natsClientOptions, streamSettings } from '@relay/config';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { listen } from '@relay/db/listen';
 import { servicePool } from '@relay/db/service-pool';
+import { ungated } from '@relay/db/transaction-gate';
 import { grpcAuth, startGrpcServer, type GrpcAuth, type GrpcServer, type GrpcService, type ServiceIdentity } from '@relay/rpc';
 import { shutdownTelemetry, type Logger } from '@relay/telemetry';
 import type pg from 'pg';
@@ -87,7 +88,8 @@ export async function startService<C extends ServiceConfig, D extends Disconnect
     const bus = await connectBus({ ...natsClientOptions(config), name: spec.name, logger });
     await ensureStream(bus, { ...spec.stream, ...streamSettings(config) });
     const outbox = new OutboxRelay({
-      db: spec.outbox.db?.({ pool, db }) ?? (db as unknown as TransactionalSql),
+      // Behind a transaction gate's client (@relay/db/transaction-gate) the outbox's rounds are never refused.
+      db: spec.outbox.db?.({ pool, db }) ?? (ungated(db) as unknown as TransactionalSql),
       bus,
       logger,
       pollIntervalMs: OUTBOX_SAFETY_POLL_MS,

@@ -4,6 +4,7 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { SystemClock } from '@relay/clock';
+import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
 import { startService } from '@relay/service';
@@ -27,8 +28,10 @@ import { PrismaCardStore } from './adapters/store/prisma-card-store.ts';
 await startService({
   name: 'question',
   loadConfig,
-  // One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it.
-  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+  // One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it. Its interactive
+  // transactions (a card raised, an ask kept) queue at a gate that leaves the reads connections of their own.
+  database: (pool) =>
+    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.QUESTION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, serve }) {

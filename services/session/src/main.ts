@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
@@ -67,7 +68,9 @@ await startService({
   name: 'session',
   loadConfig,
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-  database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+  // Its interactive transactions queue at a gate that leaves reads connections of their own (transaction-gate.ts).
+  database: (pool) =>
+    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.SESSION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, grpc, serve }) {
