@@ -286,7 +286,7 @@ describe('across a pairing', () => {
     });
     // Read only as lab's: the session service answers only for a session lab's agents started here.
     expect(gateway.owners.treeReads.filter((read) => read.method === 'getTreeUsage').map((read) => read.request)).toEqual([
-      { userId: 'u1', sessionId: session.id, startedByRelay: 'lab', budgetsOnly: false },
+      { userId: 'u1', sessionId: session.id, startedByRelay: 'lab' },
     ]);
     const refused = await asked(AgentLevel.AGENT_LEVEL_OFF);
     expect(refused).toMatchObject({ ok: false, code: 'REMOTE_RELAY_PERMISSION' });

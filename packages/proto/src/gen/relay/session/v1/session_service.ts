@@ -795,7 +795,7 @@ export interface GetTreeUsageRequest {
    * Only the budgets over the session, measured (rows, totals, sessions_started and remote_sessions left empty): what
    * a result's budget note needs, which costs one read of the session's ancestors when no budget governs it.
    */
-  budgetsOnly: boolean;
+  budgetsOnly?: boolean | undefined;
 }
 
 /** The session whose budgets' tree is read. */
@@ -10056,7 +10056,7 @@ export const RemoveBudgetResponse: MessageFns<RemoveBudgetResponse> = {
 };
 
 function createBaseGetTreeUsageRequest(): GetTreeUsageRequest {
-  return { userId: "", sessionId: "", startedByRelay: undefined, budgetsOnly: false };
+  return { userId: "", sessionId: "", startedByRelay: undefined, budgetsOnly: undefined };
 }
 
 export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
@@ -10070,7 +10070,7 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     if (message.startedByRelay !== undefined) {
       writer.uint32(26).string(message.startedByRelay);
     }
-    if (message.budgetsOnly !== false) {
+    if (message.budgetsOnly !== undefined) {
       writer.uint32(32).bool(message.budgetsOnly);
     }
     return writer;
@@ -10154,7 +10154,7 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
         ? globalThis.Boolean(object.budgetsOnly)
         : isSet(object.budgets_only)
         ? globalThis.Boolean(object.budgets_only)
-        : false,
+        : undefined,
     };
   },
 
@@ -10169,7 +10169,7 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     if (message.startedByRelay !== undefined) {
       obj.startedByRelay = message.startedByRelay;
     }
-    if (message.budgetsOnly !== false) {
+    if (message.budgetsOnly !== undefined) {
       obj.budgetsOnly = message.budgetsOnly;
     }
     return obj;
@@ -10183,7 +10183,7 @@ export const GetTreeUsageRequest: MessageFns<GetTreeUsageRequest> = {
     message.userId = object.userId ?? "";
     message.sessionId = object.sessionId ?? "";
     message.startedByRelay = object.startedByRelay ?? undefined;
-    message.budgetsOnly = object.budgetsOnly ?? false;
+    message.budgetsOnly = object.budgetsOnly ?? undefined;
     return message;
   },
 };
