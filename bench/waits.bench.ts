@@ -65,6 +65,18 @@ async function transactions(stats: pg.Client, relay: Relay): Promise<number> {
   return Number(rows[0]!.n);
 }
 
+/** The cards pending in the question service's database (the user API lists at most 500). */
+async function pendingCards(relay: Relay): Promise<number> {
+  const question = new pg.Client({ connectionString: relay.databaseUrls.question });
+  await question.connect();
+  try {
+    const { rows } = await question.query<{ n: string }>("SELECT count(*) AS n FROM cards WHERE status = 'pending'");
+    return Number(rows[0]!.n);
+  } finally {
+    await question.end();
+  }
+}
+
 /** Each process's CPU (% of one core) and the transactions per second over the window. */
 async function window(relay: Relay, backends: () => Promise<number[]>, stats: pg.Client): Promise<{ cpu: Record<string, number>; tps: number }> {
   const names = ['gateway', ...STATEFUL] as const;
@@ -137,10 +149,11 @@ try {
     });
     await new Promise((resolve) => setTimeout(resolve, ramp + SETTLE_MS));
     const memoryWaiting = Object.fromEntries(services.map((name) => [name, rssMb(relay.services[name].pid)]));
-    const cards = scenario === 'cards' ? ((await relay.api('GET', '/api/v1/cards')).body.cards as unknown[] | undefined)?.length : undefined;
+    const cards = scenario === 'cards' ? await pendingCards(relay) : undefined;
     const waiting = await window(relay, backends.pids, stats);
     const answeredInWindow = answered;
     await Promise.all(waits);
+    const cardsAtEnd = scenario === 'cards' ? await pendingCards(relay) : undefined;
 
     const what =
       scenario === 'wait' ? "external sessions' own `wait`, nothing arriving" : `external agents' \`ask\` waiting on approval cards, ${cards} cards pending`;
@@ -162,6 +175,7 @@ try {
       .logs()
       .split('\n')
       .filter((line) => line.includes('"level":"error"') || line.includes('"level":"fatal"'));
+    if (cardsAtEnd !== undefined) console.log(`cards pending once every call had answered: ${cardsAtEnd}`);
     console.log(`the calls' answers by code: ${[...answers].map(([code, n]) => `${code} ${n}`).join(', ') || 'none'}`);
     if (errors.length > 0) {
       const kinds = new Map<string, number>();
