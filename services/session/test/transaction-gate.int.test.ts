@@ -15,8 +15,8 @@ import { gatedTransactions, TransactionGate, transactionBounds, type Transaction
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-07T10:00:00.000Z');
 const LATER = new Date('2026-12-07T10:01:00.000Z');
-/** Three connections: the gate lets one transaction at a time have one, the reads keep two. */
-const POOL_SIZE = 3;
+/** Four connections: the gate lets two transactions have one each at a time, the reads keep two. */
+const POOL_SIZE = 4;
 const SESSIONS = 50;
 const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 20 };
 
@@ -72,8 +72,8 @@ const announced = () => prisma.outboxMessage.count({ where: { subject: { endsWit
 
 it('holds every call of a burst larger than the pool, while the token checks made meanwhile answer', async () => {
   const tokens = new PgTokenReads(pool);
-  // Without the gate, most of 1,000 wait for a connection past Prisma's 2 s and fail (933 of them on a quiet machine).
-  // No wait here is bounded by time: the queue's own bound is the next test's.
+  // Without the gate, many of 1,000 wait for a connection past Prisma's 2 s and fail (554 with this pool on a quiet
+  // minute, 933 with 3 connections). No wait here is bounded by time: the queue's own bound is the next test's.
   const holding = burst({ ...transactionBounds(pool), maxQueueMs: 600_000 }, 1000);
   const checks = await Promise.all(Array.from({ length: 100 }, () => tokens.lookUpToken('no such hash')));
   const { held, refusals } = await holding;
