@@ -5,6 +5,12 @@ export interface UnaryCallOptions {
   /** Fails the call with DEADLINE_EXCEEDED after this long. */
   deadlineMs?: number;
   metadata?: Metadata;
+  /**
+   * Waits (within the deadline) for a connection to the service instead of failing at once while the channel is
+   * between reconnects: a service that was down a moment ago, or a channel another call found down, answers as soon
+   * as it is back.
+   */
+  waitForReady?: boolean;
 }
 
 type UnaryMethod<Req, Res> = (
@@ -37,8 +43,10 @@ export function callUnary(client: Client, method: string, request: unknown, opti
   const fn = (client as unknown as Record<string, UnaryMethod<unknown, unknown> | undefined>)[method];
   if (typeof fn !== 'function') return Promise.reject(new Error(`the client has no method ${method}`));
   const callOptions: Partial<CallOptions> = options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
+  const metadata = options.metadata ?? new Metadata();
+  if (options.waitForReady === true) metadata.setOptions({ waitForReady: true });
   return new Promise((resolve, reject) => {
-    fn.call(client, request, options.metadata ?? new Metadata(), callOptions, (error, response) => {
+    fn.call(client, request, metadata, callOptions, (error, response) => {
       if (error) reject(fromGrpcError(error));
       else resolve(response);
     });

@@ -5,6 +5,7 @@ import { AppError, INTERNAL_CODE } from '@relay/errors';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callStream, callUnary, checkHealth, createClient, LIVENESS_SERVICE, serveStream, serveUnary, startGrpcServer, type GrpcServer } from '../src/index.ts';
+import { freePort } from '@relay/testing';
 import { callersFor, tokenAuth } from './fixtures/credentials.ts';
 import { WatchServiceClient, WatchServiceService, type WatchEvent, type WatchServiceServer } from './fixtures/watch-service.ts';
 
@@ -137,7 +138,7 @@ describe('startGrpcServer, serveUnary, serveStream and the client helpers', () =
   });
 
   it('answers UNIMPLEMENTED for a method the service left out', async () => {
-    const error = await rejection(callUnary(sessions, 'listSessions', { userId: 'u', scope: '' }));
+    const error = await rejection(callUnary(sessions, 'listSessions', { userId: 'u', scope: '', limit: 0, offset: 0 }));
     expect(error.kind).toBe('unimplemented');
   });
 
@@ -261,6 +262,24 @@ describe('shutdown and unreachable services', () => {
     const error = await rejection(callUnary(client, 'createUser', { name: 'late' }, { deadlineMs: 5000 }));
     client.close();
     expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', kind: 'unavailable' });
+  });
+
+  it('a call that waits for ready reaches a service that comes up after a call found it down; one that does not fails at once', async () => {
+    const port = await freePort();
+    const client = createClient(SessionServiceClient, `127.0.0.1:${port}`, gateway);
+    // Nothing listens yet: the channel fails its connection and waits out its backoff.
+    expect(await rejection(callUnary(client, 'createUser', { name: 'early' }, { deadlineMs: 5000 }))).toMatchObject({ kind: 'unavailable' });
+    const waiting = callUnary(client, 'createUser', { name: 'patient' }, { deadlineMs: 10_000, waitForReady: true });
+    const server = await startGrpcServer({
+      port,
+      host: '127.0.0.1',
+      logger,
+      auth: serverAuth,
+      services: [{ definition: SessionServiceService, implementation: sessionService, callers: sessionCallers }],
+    });
+    expect(await waiting).toMatchObject({ userId: 'user-patient' });
+    client.close();
+    await server.shutdown();
   });
 
   it('while draining reports NOT_SERVING and still answers calls', async () => {

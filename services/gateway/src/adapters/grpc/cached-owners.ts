@@ -86,7 +86,10 @@ export function cachedSessionOwner(owner: SessionClient, options: CacheOptions =
     authenticate: (request, callOptions) =>
       callers.get(hashOf(request.token), async () => {
         const holdSettings = settings.holdFromNow('');
-        const answer = await owner.authenticate(request, callOptions);
+        // A token check waits for the session service within its deadline rather than refusing the request (503)
+        // while the channel is between reconnects: another call (a background claim) may have found the service down
+        // a moment before it came back, and its connection's backoff is no reason to turn a person away.
+        const answer = await owner.authenticate(request, { ...callOptions, waitForReady: true });
         if (answer.settings !== undefined) holdSettings({ settings: answer.settings });
         return answer;
       }),
