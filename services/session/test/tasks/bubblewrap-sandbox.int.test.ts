@@ -103,7 +103,9 @@ describe('a command in the bubblewrap sandbox', () => {
 describe("an agent's CLI with home files", () => {
   it("finds them read-only in its home, cannot change them, and the relay's copy is gone once it ended", async () => {
     const sandbox = bubblewrapSandbox({ path: process.env.PATH });
-    const script = 'cat "$HOME/.agent/settings.json"; echo changed > "$HOME/.agent/settings.json" || echo refused; touch "$HOME/.agent/own" && echo writable';
+    // One stream (2>&1), so the shell's refusal comes before "refused" whatever order two pipes are read in.
+    const script =
+      'exec 2>&1; cat "$HOME/.agent/settings.json"; echo changed > "$HOME/.agent/settings.json" || echo refused; touch "$HOME/.agent/own" && echo writable';
     // The relay writes its copy in its temporary folder: here one of this test's own.
     const relayTmp = join(root, 'relay-tmp');
     await mkdir(relayTmp);
