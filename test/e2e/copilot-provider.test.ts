@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunk, DONE, startFakeOpenAiApi, usageChunk, type FakeOpenAiApi } from '../harness/fake-openai-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
-import { processesIn, tickingCommand, untilNoProcessIn, untilTicking } from '../harness/ticking-command.ts';
+import { stopWhileTicking, tickingCommand } from '../harness/ticking-command.ts';
 
 let relay: Relay;
 let api: FakeOpenAiApi;
@@ -167,14 +167,7 @@ describe('Copilot as a provider (bring your own key)', () => {
 
   it('stop ends a turn mid-way (a command running): the turn is stopped, the command and the runtime are gone, the model is asked nothing more', async () => {
     const { id: sessionId, messageId } = await startTurn(`run: ${tickingCommand('ticks.txt')}`);
-    const card = await pendingCard(relay, sessionId);
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    await untilTicking(join(folder, 'ticks.txt'));
-    expect(processesIn(folder).length).toBeGreaterThan(1);
-    const asked = api.requests.length;
-    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    expect((await finish(relay, sessionId, messageId)).status).toBe('stopped');
-    await untilNoProcessIn(folder);
+    const asked = await stopWhileTicking(relay, { sessionId, messageId }, folder, () => api.requests.length);
     // The command's output never reached the model.
     expect(api.requests.slice(asked).filter((request) => JSON.stringify(request.body).includes('ticks.txt'))).toEqual([]);
   });

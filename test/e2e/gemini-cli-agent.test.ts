@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiResponse, startFakeGeminiApi, type FakeGeminiApi } from '../harness/fake-gemini-api.ts';
 import { startRelay, type Relay } from '../harness/relay.ts';
 import { createSession, finish, pendingCard, relayToolResult } from '../harness/script-turns.ts';
-import { processesIn, tickingCommand, untilNoProcessIn, untilTicking } from '../harness/ticking-command.ts';
+import { stopWhileTicking, tickingCommand } from '../harness/ticking-command.ts';
 
 const geminiCli = fileURLToPath(new URL('../../node_modules/@google/gemini-cli/', import.meta.url));
 const MODEL = 'gemini-2.5-flash';
@@ -157,14 +157,7 @@ describe('Gemini CLI, a real ACP agent, as a provider', () => {
 
   it('stop ends a turn mid-way (a command running): the turn is stopped, the command and the agent are gone, the model is asked nothing more', async () => {
     const { id: sessionId, messageId } = await startTurn(`run: ${tickingCommand('ticks.txt')}`);
-    const card = await pendingCard(relay, sessionId);
-    expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
-    await untilTicking(join(folder, 'ticks.txt'));
-    expect(processesIn(folder).length).toBeGreaterThan(1);
-    const asked = api.requests.length;
-    expect((await relay.api('POST', `/api/v1/sessions/${sessionId}/stop`, {})).status).toBeLessThan(300);
-    expect((await finish(relay, sessionId, messageId)).status).toBe('stopped');
-    await untilNoProcessIn(folder);
+    const asked = await stopWhileTicking(relay, { sessionId, messageId }, folder, () => api.requests.length);
     // The command's output never reached the model: nothing was asked of it since.
     expect(api.requests.slice(asked)).toEqual([]);
   });

@@ -3,6 +3,10 @@
 // folder (neither the command nor the agent that ran it: the sandbox starts both there).
 import { readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { RelayClient } from './relay.ts';
+import { finish, pendingCard } from './script-turns.ts';
 import { until } from './until.ts';
 
 /** A shell command that appends a line to `file` (in its folder) every 0.2 s, forever. */
@@ -39,4 +43,27 @@ export async function untilNoProcessIn(folder: string): Promise<void> {
   await until(`no process left in ${folder}`, () => (processesIn(folder).length === 0 ? true : undefined), {
     detail: () => `still there: ${processesIn(folder).join(', ')}`,
   });
+}
+
+/**
+ * The owner allows the command of a turn that asked to run `tickingCommand('ticks.txt')` in `folder`, and stops the
+ * turn once the command runs; the stop is proved by its effect: the turn ends stopped and no process (the command,
+ * the agent) is left in the folder. Answers `asked()` as it was at the stop (the model's requests so far), so the
+ * test can check what reached the model since.
+ */
+export async function stopWhileTicking(
+  relay: RelayClient,
+  turn: { sessionId: string; messageId: string },
+  folder: string,
+  asked: () => number,
+): Promise<number> {
+  const card = await pendingCard(relay, turn.sessionId);
+  expect((await relay.api('POST', `/api/v1/cards/${card.id}`, { decision: 'allow' })).status).toBe(200);
+  await untilTicking(join(folder, 'ticks.txt'));
+  expect(processesIn(folder).length).toBeGreaterThan(1);
+  const before = asked();
+  expect((await relay.api('POST', `/api/v1/sessions/${turn.sessionId}/stop`, {})).status).toBeLessThan(300);
+  expect((await finish(relay, turn.sessionId, turn.messageId)).status).toBe('stopped');
+  await untilNoProcessIn(folder);
+  return before;
 }
