@@ -7,11 +7,11 @@
 import { namesThisRelay } from './relay-name.ts';
 
 /**
- * The actions another replica runs again: a read or a wait makes nothing, and `send` and `create_session` on this relay
- * make their one effect once (made-once.ts) after cards keyed by the call. Another action, or a call to a paired relay
- * that writes, may have taken effect there: its task ends saying so.
+ * The actions that make nothing, a read or a wait: another replica runs them again. `send` and `create_session` on this
+ * relay make their one effect once (made-once.ts) after cards keyed by the call. Another action, or a call to a paired
+ * relay that writes, may have taken effect there: its task ends saying so.
  */
-const READS: ReadonlySet<string> = new Set([
+export const READS: ReadonlySet<string> = new Set([
   'list_questions',
   'list_relays',
   'list_schedules',

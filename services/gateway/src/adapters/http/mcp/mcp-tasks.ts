@@ -17,6 +17,7 @@ import type { McpTaskClient } from '../../../app/ports.ts';
 import type { Caller } from '../../../domain/caller.ts';
 import { cardUrl } from '../../../app/views/turn-result.ts';
 import { namesThisRelay } from '../../../domain/relay-name.ts';
+import { READS } from '../../../domain/why-not-made-again.ts';
 import type { McpDeps } from './create-mcp-server.ts';
 import type { McpTaskRunner } from './mcp-task-runner.ts';
 
@@ -25,22 +26,10 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /**
  * The actions that never hold their call on this relay: they raise no card and wait for nothing, so a client of the
- * extension gets their result at once. Every other call (a wait, an action a card may gate, a call to a paired relay,
- * an action named wrong) runs as a task.
+ * extension gets their result at once: the reads, and the two writes that need no card. Every other call (a wait, an
+ * action a card may gate, a call to a paired relay, an action named wrong) runs as a task.
  */
-const ANSWERED_AT_ONCE: ReadonlySet<string> = new Set([
-  'list_questions',
-  'list_relays',
-  'list_schedules',
-  'list_sessions',
-  'list_subscriptions',
-  'read_session',
-  'read_task_output',
-  'relay_info',
-  'unsubscribe',
-  'usage',
-  'withdraw',
-]);
+const ANSWERED_AT_ONCE: ReadonlySet<string> = new Set([...[...READS].filter((action) => action !== 'wait'), 'unsubscribe', 'withdraw']);
 
 /** How often the client is asked to poll tasks/get. */
 const POLL_INTERVAL_MS = 1_000;
