@@ -61,6 +61,44 @@ describe('/api/v1', () => {
     expect(await bad.json()).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
   });
 
+  it('answers a page of 100 at most, with the total and the next page, and asks the session service for that page only', async () => {
+    const token = gateway.owners.addUser('u-pages');
+    for (let n = 0; n < 205; n++) gateway.owners.addAgentSession('u-pages', { title: `Worker ${n}` });
+    type Page = { sessions: { title: string }[]; sessionsTotal: number; page: number; pages: number; nextPage?: number };
+    const first = (await (await api('/api/v1/sessions', { token })).json()) as Page;
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'listSessions', request: { userId: 'u-pages', limit: 100, offset: 0 } });
+    expect(first).toMatchObject({ sessionsTotal: 205, page: 1, pages: 3, nextPage: 2 });
+    expect(first.sessions).toHaveLength(100);
+
+    const last = (await (await api('/api/v1/sessions?page=3', { token })).json()) as Page;
+    expect(last).toMatchObject({ sessionsTotal: 205, page: 3, pages: 3 });
+    expect(last).not.toHaveProperty('nextPage');
+    expect(last.sessions.map((s) => s.title)).toEqual(['Worker 200', 'Worker 201', 'Worker 202', 'Worker 203', 'Worker 204']);
+
+    const small = (await (await api('/api/v1/sessions?page=2&limit=10', { token })).json()) as Page;
+    expect(gateway.owners.calls.at(-1)).toMatchObject({ method: 'listSessions', request: { limit: 10, offset: 10 } });
+    expect(small).toMatchObject({ sessionsTotal: 205, page: 2, pages: 21, nextPage: 3 });
+    expect(small.sessions.map((s) => s.title).at(0)).toBe('Worker 10');
+
+    const past = (await (await api('/api/v1/sessions?page=4', { token })).json()) as Page;
+    expect(past).toEqual({ sessions: [], sessionsTotal: 205, page: 4, pages: 3 });
+  });
+
+  it.each([
+    ['page=0', 'page must be a whole number from 1 to 100000'],
+    ['page=100001', 'page must be a whole number from 1 to 100000'],
+    ['page=two', 'page must be a whole number from 1 to 100000'],
+    ['limit=0', 'limit must be a whole number from 1 to 100'],
+    ['limit=101', 'limit must be a whole number from 1 to 100'],
+    ['limit=1.5', 'limit must be a whole number from 1 to 100'],
+  ])('refuses %s with 400 and asks the session service nothing', async (query, error) => {
+    const before = gateway.owners.calls.length;
+    const response = await api(`/api/v1/sessions?${query}`, { token: userToken });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 'REMOTE_RELAY_INVALID_INPUT', error });
+    expect(gateway.owners.calls.slice(before).some((call) => call.method === 'listSessions')).toBe(false);
+  });
+
   it.each([
     ['no body', undefined],
     ['external missing', { title: 'x' }],

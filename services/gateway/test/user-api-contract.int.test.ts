@@ -182,7 +182,10 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
       if (token !== TOKEN) throw new Error('unknown token');
       return { caller: { userId: 'u1', sessionId: '' }, role: 'admin', external: false };
     },
-    listSessions: async () => ({ sessions: [session(), session({ id: 's2', archived: true, origin: 2, group: undefined, tasks: [], lastTurn: undefined })] }),
+    listSessions: async () => ({
+      sessions: [session(), session({ id: 's2', archived: true, origin: 2, group: undefined, tasks: [], lastTurn: undefined })],
+      total: 3,
+    }),
     createExternalSession: async () => ({ session: session({ id: 's3' }), token: 'rly_s_new' }),
     createSession: async () => ({ session: session({ id: 's4' }), messageId: 'm9', modelNote: 'sonnet is the default' }),
     readSession: overrides.readSession ?? (async () => read()),
@@ -284,7 +287,7 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
 /** A call of each route the document lists, by "METHOD /path" as the document writes it. */
 const CALLS: Record<string, { path?: string; body?: unknown }> = {
   'GET /api/v1/relay': {},
-  'GET /api/v1/sessions': { path: '/api/v1/sessions?scope=all' },
+  'GET /api/v1/sessions': { path: '/api/v1/sessions?scope=all&page=1&limit=2' },
   'POST /api/v1/sessions': { body: { text: 'reply hello', title: 'Hello' } },
   'GET /api/v1/sessions/{id}': { path: '/api/v1/sessions/s1?last=20' },
   'PATCH /api/v1/sessions/{id}': { body: { mode: 'ask' } },

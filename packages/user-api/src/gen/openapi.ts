@@ -763,6 +763,8 @@ export interface paths {
             parameters: {
                 query?: {
                     scope?: "active" | "archived" | "all";
+                    page?: number;
+                    limit?: number;
                 };
                 header?: never;
                 path?: never;
@@ -776,9 +778,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            sessions: components["schemas"]["UserSession"][];
-                        };
+                        "application/json": components["schemas"]["SessionPage"];
                     };
                 };
                 /** @description Default Response */
@@ -3353,6 +3353,18 @@ export interface components {
                 api: string;
                 mcp: string;
             };
+        };
+        /** @description A page of the user's sessions, the most recently active first (ties: newest created, then id); `page` reads the others. */
+        SessionPage: {
+            sessions: components["schemas"]["UserSession"][];
+            /** @description How many sessions the scope holds. */
+            sessionsTotal: number;
+            /** @description This page, from 1. */
+            page: number;
+            /** @description How many pages of `limit` sessions the scope fills (1 when it holds none). */
+            pages: number;
+            /** @description The page after this one, when the scope holds more sessions; absent on the last page. */
+            nextPage?: number;
         };
         /** @description What one `update` event carries: a digest per part the page shows, and the Inbox count. */
         LiveUpdate: {

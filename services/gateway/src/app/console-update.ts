@@ -1,10 +1,15 @@
 /**
  * What the console page shows, as digests (GET /api/v1/events): the user's sessions, their Inbox and the one
  * conversation open on the page; the page reads a part again through the user API when its digest changes.
+ * The sessions' digest is of the first page of the listing (every scope, the most recently active first) and how many
+ * there are: a read each second per open page must not grow with the user's sessions, and a session that moves
+ * (a turn, a message) comes to the top. A change that does not make a session active, on a session past the first
+ * page (a rename, a task that ended), shows when that page is read again.
  */
 import { createHash } from 'node:crypto';
 import type { QuestionClient, SessionClient } from './ports.ts';
 import { readSession } from './session-reads.ts';
+import { LIST_SESSIONS_PAGE } from '../domain/limits.ts';
 
 /** What one `update` event carries: a digest per part, and the Inbox's count for the header. */
 export interface ConsoleUpdate {
@@ -21,16 +26,17 @@ export async function readConsoleUpdate(
   userId: string,
   sessionId: string | undefined,
 ): Promise<ConsoleUpdate> {
-  const [sessions, asks, cards, read] = await Promise.all([
-    owners.sessions.listSessions({ userId, scope: 'all', limit: 0, offset: 0 }).then((listed) => listed.sessions),
+  const [{ sessions, total }, asks, cards, read] = await Promise.all([
+    owners.sessions.listSessions({ userId, scope: 'all', limit: LIST_SESSIONS_PAGE, offset: 0 }),
     owners.questions.listAsks({ userId, askingSessionId: '', aboutSessionId: '', pendingOnly: true }).then(({ asks }) => asks),
     owners.questions.listCards({ userId, sessionId: '', pendingOnly: true }).then(({ cards }) => cards),
     sessionId === undefined ? undefined : readSession(owners.sessions, userId, sessionId, 20).catch(() => null),
   ]);
   const update: ConsoleUpdate = {
-    sessions: digest(
+    sessions: digest([
+      total,
       sessions.map((s) => [s.id, s.title, s.state, s.archived, s.messageCount, s.lastActivityAt?.getTime(), s.group?.id, s.tasks.map((t) => [t.id, t.status])]),
-    ),
+    ]),
     inbox: digest([asks.map((a) => a.id), cards.map((c) => c.id)]),
     inboxCount: asks.length + cards.length,
   };

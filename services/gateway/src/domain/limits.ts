@@ -14,8 +14,8 @@ export const READ_LAST_DEFAULT = 10;
 export const READ_LAST_MAX = 100;
 
 /**
- * list_sessions through relay_tool: the most sessions a page lists (the most recently active first; `page` reads the
- * rest), and the highest page it takes.
+ * list_sessions through relay_tool and GET /api/v1/sessions: the most sessions a page lists (the most recently active
+ * first; `page` reads the rest), and the highest page they take.
  */
 export const LIST_SESSIONS_PAGE = 100;
 export const LIST_SESSIONS_PAGES_MAX = 100_000;

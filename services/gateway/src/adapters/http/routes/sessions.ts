@@ -1,5 +1,5 @@
 /**
- * The user API, /api/v1, for a user's own bearer token: their sessions (hosted ones with their
+ * The user API, /api/v1, for a user's own bearer token: their sessions, a page at a time (hosted ones with their
  * first prompt, and external ones for MCP clients they run themselves; each with its relay mode and watch
  * marks), messages to them, their turns' results, the owner's switches on a conversation, and what this
  * relay is. Errors answer `{ code, error }`.
@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '@relay/clock';
 import { z } from 'zod';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
-import { READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
+import { LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGES_MAX, READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
 import { turnFields } from '../../../app/views/turn-result.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
@@ -45,9 +45,26 @@ const RelayInfo = z
   })
   .meta({ id: 'RelayInfo', description: 'What this relay is: its name, version and where its user API and MCP endpoint are.' });
 
+// A page of the listing, in list_sessions' order and size (docs/adr/0046): what a page costs does not grow with the
+// user's sessions, nor with its number.
 const ListQuery = z.object({
   scope: z.enum(SESSION_SCOPES, { error: `scope must be one of: ${SESSION_SCOPES.join(', ')}` }).default('active'),
+  page: wholeNumberQuery('page', LIST_SESSIONS_PAGES_MAX, 1),
+  limit: wholeNumberQuery('limit', LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGE),
 });
+
+const SessionPage = z
+  .strictObject({
+    sessions: z.array(UserSession),
+    sessionsTotal: z.number().int().describe('How many sessions the scope holds.'),
+    page: z.number().int().describe('This page, from 1.'),
+    pages: z.number().int().describe('How many pages of `limit` sessions the scope fills (1 when it holds none).'),
+    nextPage: z.number().int().optional().describe('The page after this one, when the scope holds more sessions; absent on the last page.'),
+  })
+  .meta({
+    id: 'SessionPage',
+    description: "A page of the user's sessions, the most recently active first (ties: newest created, then id); `page` reads the others.",
+  });
 
 const ExternalBody = z.object({
   external: z.literal(true),
@@ -120,27 +137,29 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     };
   });
 
-  api.get(
-    '/api/v1/sessions',
-    { schema: { querystring: ListQuery, response: answers(z.strictObject({ sessions: z.array(UserSession) })) }, attachValidation: true },
-    async (request, reply) => {
-      const userId = await userOf(deps, request, reply);
-      if (userId === undefined || invalidInput(request, reply)) return reply;
-      const { scope } = request.query;
-      const [listed, marks, waiting] = await Promise.all([
-        callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope, limit: 0, offset: 0 })),
-        watchMarksOf(deps, userId),
-        waitingOf(deps, userId),
-      ]);
-      if (listed === undefined) return reply;
-      return {
-        sessions: listed.sessions.map((session) => {
-          const view = userSessionView(session, marks(session.id));
-          return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id), lastTurn: session.lastTurn }) };
-        }),
-      };
-    },
-  );
+  api.get('/api/v1/sessions', { schema: { querystring: ListQuery, response: answers(SessionPage) }, attachValidation: true }, async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { scope, page, limit } = request.query;
+    const [listed, marks, waiting] = await Promise.all([
+      callOwner(reply, deps.logger, () => deps.sessions.listSessions({ userId, scope, limit, offset: (page - 1) * limit })),
+      watchMarksOf(deps, userId),
+      waitingOf(deps, userId),
+    ]);
+    if (listed === undefined) return reply;
+    const sessionsTotal = listed.total ?? listed.sessions.length;
+    const pages = Math.max(1, Math.ceil(sessionsTotal / limit));
+    return {
+      sessions: listed.sessions.map((session) => {
+        const view = userSessionView(session, marks(session.id));
+        return { ...view, status: sessionStatus({ state: view.state, ...waiting(session.id), lastTurn: session.lastTurn }) };
+      }),
+      sessionsTotal,
+      page,
+      pages,
+      ...(page < pages ? { nextPage: page + 1 } : {}),
+    };
+  });
 
   const CreatedSession = z.union([
     z.strictObject({ session: Session, token: z.string().describe("The external session's bearer token, shown this once."), mcpUrl: z.string() }),
