@@ -530,3 +530,65 @@ describe('the web console for a member', () => {
     expect(await shot('member-settings', memberPage)).toEqual([]);
   });
 });
+
+describe('the web console with more sessions than a page', () => {
+  let pat: RelayUser;
+  let context: BrowserContext;
+  let patPage: Page;
+
+  beforeAll(async () => {
+    const added = await user.api('POST', '/api/v1/users', { name: 'Pat', role: 'member' });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    pat = new RelayUser(relay, added.body.token);
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    patPage = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await pat?.close();
+  });
+
+  it('lists a page of 100 with the total, moves to the next page and back, and the Inbox names a session past the first page', async () => {
+    // The session whose card waits is the least recently active: the listing's first page does not hold it.
+    const lead = await pat.scriptSession(
+      'Pat lead',
+      tool({ action: 'create_session', relay: 'this', title: 'Pat worker', text: 'reply hi', wait_seconds: 120 }),
+    );
+    await pat.pendingCard(lead.id);
+    // External sessions cost no turn: 104 of them and the lead are 105 sessions, 5 past the first page. One after
+    // another, so the listing's order (the most recently active first) is the order they were made in.
+    for (let n = 1; n <= 104; n++) {
+      const made = await pat.api('POST', '/api/v1/sessions', { external: true, title: `Pat ${String(n).padStart(3, '0')}` });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+
+    await patPage.goto(`${relay.gatewayUrl}/#token=${encodeURIComponent(pat.token)}`);
+    const pager = patPage.getByRole('navigation', { name: 'Pages of sessions' });
+    await expect.poll(() => pager.getByRole('status').textContent(), { timeout: 15_000 }).toBe('Sessions 1–100 of 105 · page 1 of 2');
+    expect(await patPage.locator('table.sessions tbody tr').count()).toBe(100);
+    // The most recently active first: the newest external session heads the page, the lead is not on it.
+    expect(await patPage.locator('table.sessions tbody tr').first().textContent()).toContain('Pat 104');
+    expect(await patPage.getByRole('link', { name: 'Pat lead' }).count()).toBe(0);
+    expect(await pager.getByRole('button', { name: 'Previous' }).isDisabled()).toBe(true);
+    expect(await shot('sessions-page-1', patPage)).toEqual([]);
+
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await expect.poll(() => pager.getByRole('status').textContent(), { timeout: 15_000 }).toBe('Sessions 101–105 of 105 · page 2 of 2');
+    expect(await patPage.locator('table.sessions tbody tr').count()).toBe(5);
+    expect(await patPage.getByRole('link', { name: 'Pat lead' }).count()).toBe(1);
+    expect(await pager.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+    expect(await shot('sessions-page-2', patPage)).toEqual([]);
+
+    await pager.getByRole('button', { name: 'Previous' }).click();
+    await expect.poll(() => pager.getByRole('status').textContent(), { timeout: 15_000 }).toBe('Sessions 1–100 of 105 · page 1 of 2');
+
+    await patPage
+      .getByRole('navigation', { name: 'Console' })
+      .getByRole('link', { name: /^Inbox/ })
+      .click();
+    const card = patPage.locator('article.card');
+    await expect.poll(() => card.count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => card.getByRole('link', { name: 'Pat lead' }).count(), { timeout: 15_000 }).toBe(1);
+  });
+});

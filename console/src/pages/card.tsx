@@ -2,14 +2,15 @@
 // waits on (the URL of its input_required request). Decided here, as everywhere, through the user API as the person.
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
+import { useSessionTitles } from '../parts/use-session-titles.ts';
 import { linkTo } from '../router.ts';
 import { useApi } from '../use-api.ts';
 
 export function CardPage({ id }: { id: string }) {
   const cards = useApi('/api/v1/cards', {}, 'inbox');
-  const sessions = useApi('/api/v1/sessions', { query: { scope: 'all' } }, 'sessions');
   const card = cards.data?.cards.find((one) => one.id === id);
-  const sessionTitle = card === undefined ? '' : (sessions.data?.sessions.find((session) => session.id === card.sessionId)?.title ?? '');
+  const titles = useSessionTitles(card === undefined ? [] : [card.sessionId]);
+  const sessionTitle = card === undefined ? '' : (titles.get(card.sessionId) ?? '');
   return (
     <main id="main">
       <h1>Card</h1>

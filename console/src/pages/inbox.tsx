@@ -2,14 +2,14 @@
 import { AskItem } from '../parts/ask-item.tsx';
 import { CardItem } from '../parts/card-item.tsx';
 import { ErrorNote } from '../parts/error-note.tsx';
+import { useSessionTitles } from '../parts/use-session-titles.ts';
 import { useApi } from '../use-api.ts';
 
 export function Inbox() {
   const inbox = useApi('/api/v1/inbox', {}, 'inbox');
-  const sessions = useApi('/api/v1/sessions', { query: { scope: 'all' } }, 'sessions');
-  const titles = new Map((sessions.data?.sessions ?? []).map((session) => [session.id, session.title]));
   const cards = inbox.data?.cards ?? [];
   const asks = inbox.data?.asks ?? [];
+  const titles = useSessionTitles([...cards.map((card) => card.sessionId), ...asks.map((ask) => ask.sessionId)]);
   return (
     <main id="main">
       <h1>Inbox</h1>

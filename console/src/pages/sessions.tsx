@@ -1,6 +1,8 @@
 // The sessions list: title, provider and model, state and relay mode, group, the watched badge and "watching N",
-// last activity; active, archived or all; search by title; a new session with its first prompt.
+// last activity; active, archived or all, a page of 100 at a time (the most recently active first) with the total and
+// the previous and next pages; search by title on the page shown; a new session with its first prompt.
 import { useState } from 'preact/hooks';
+import type { Schemas } from '@relay/user-api';
 import { api, seg } from '../api.ts';
 import { ErrorNote } from '../parts/error-note.tsx';
 import { ago, statusLabel, statusName, watchingLabel } from '../parts/format.ts';
@@ -10,10 +12,14 @@ import { useApi } from '../use-api.ts';
 
 const SCOPES = ['active', 'archived', 'all'] as const;
 
+/** How many sessions a page lists: the most GET /api/v1/sessions answers. */
+const PAGE_SIZE = 100;
+
 export function Sessions() {
   const [scope, setScope] = useState<(typeof SCOPES)[number]>('active');
+  const [page, setPage] = useState(1);
   const [search, setSearch] = useState('');
-  const list = useApi('/api/v1/sessions', { query: { scope } }, 'sessions');
+  const list = useApi('/api/v1/sessions', { query: { scope, page, limit: PAGE_SIZE } }, 'sessions');
   const needle = search.trim().toLowerCase();
   const shown = (list.data?.sessions ?? []).filter((session) => needle === '' || session.title.toLowerCase().includes(needle));
   return (
@@ -25,20 +31,34 @@ export function Sessions() {
       <div class="toolbar">
         <div role="group" aria-label="Which sessions" class="segmented">
           {SCOPES.map((value) => (
-            <button type="button" key={value} aria-pressed={scope === value} onClick={() => setScope(value)}>
+            <button
+              type="button"
+              key={value}
+              aria-pressed={scope === value}
+              onClick={() => {
+                setScope(value);
+                setPage(1);
+              }}
+            >
               {value[0]!.toUpperCase() + value.slice(1)}
             </button>
           ))}
         </div>
         <label class="search">
-          <span class="visually-hidden">Search by title</span>
-          <input type="search" placeholder="Search by title" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
+          <span class="visually-hidden">Search this page by title</span>
+          <input type="search" placeholder="Search this page by title" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
         </label>
       </div>
       <ErrorNote error={list.error} />
       {list.loading && !list.data ? <p class="muted">Loading…</p> : null}
       {list.data && shown.length === 0 ? (
-        <p class="muted">{needle ? 'No session has that in its title.' : `No ${scope === 'all' ? '' : scope + ' '}sessions yet.`}</p>
+        <p class="muted">
+          {needle
+            ? 'No session on this page has that in its title.'
+            : list.data.sessionsTotal === 0
+              ? `No ${scope === 'all' ? '' : scope + ' '}sessions yet.`
+              : 'No sessions on this page.'}
+        </p>
       ) : null}
       {shown.length > 0 ? (
         <table class="sessions">
@@ -80,7 +100,29 @@ export function Sessions() {
           </tbody>
         </table>
       ) : null}
+      {list.data ? <Pager listed={list.data} onPage={setPage} /> : null}
     </main>
+  );
+}
+
+/** Which sessions the page shows of how many, and the previous and next pages when there are any. */
+function Pager({ listed, onPage }: { listed: Schemas['SessionPage']; onPage: (page: number) => void }) {
+  const { page, pages, sessionsTotal, sessions, nextPage } = listed;
+  if (pages === 1 && page === 1) return null;
+  const first = (page - 1) * PAGE_SIZE + 1;
+  return (
+    <nav class="pager" aria-label="Pages of sessions">
+      <span role="status">
+        {sessions.length > 0 ? `Sessions ${first}–${first + sessions.length - 1} of ${sessionsTotal}` : `No sessions on page ${page} of ${pages}`} · page {page}{' '}
+        of {pages}
+      </span>
+      <button type="button" disabled={page === 1} onClick={() => onPage(Math.min(page - 1, pages))}>
+        Previous
+      </button>
+      <button type="button" disabled={nextPage === undefined} onClick={() => nextPage !== undefined && onPage(nextPage)}>
+        Next
+      </button>
+    </nav>
   );
 }
 
