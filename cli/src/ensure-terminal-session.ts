@@ -54,18 +54,18 @@ async function whileUnavailable<T>(options: EnsureTerminalSessionOptions, call: 
  */
 export async function ensureTerminalSession(options: EnsureTerminalSessionOptions): Promise<{ token: string; title: string; userToken: string }> {
   let credentials = readCredentials(options.credentialsFile) ?? (await createFirstUser(options));
-  let sessions: unknown[];
+  let active: boolean;
   try {
-    const { userToken } = credentials;
-    sessions = await whileUnavailable(options, () => new GatewayApi(options.gatewayUrl, userToken).listSessions('active'));
+    const { userToken, terminal } = credentials;
+    active = await whileUnavailable(options, () => isActive(new GatewayApi(options.gatewayUrl, userToken), terminal?.sessionId));
   } catch (error) {
     if (!(error instanceof GatewayHttpError) || error.status !== 401) throw error;
     options.reporter.warn(`the relay does not know the user in ${options.credentialsFile} (a new database?); creating a new first user`);
     credentials = await createFirstUser(options);
-    sessions = [];
+    active = false;
   }
   const terminal = credentials.terminal;
-  if (terminal !== undefined && sessions.some((session) => (session as { id?: unknown }).id === terminal.sessionId)) {
+  if (terminal !== undefined && active) {
     return { token: terminal.token, title: terminal.title, userToken: credentials.userToken };
   }
   const { userToken } = credentials;
@@ -75,6 +75,23 @@ export async function ensureTerminalSession(options: EnsureTerminalSessionOption
     terminal: { sessionId: created.session.id, token: created.token, title: TERMINAL_TITLE },
   });
   return { token: created.token, title: TERMINAL_TITLE, userToken: credentials.userToken };
+}
+
+/**
+ * Whether the session is one of the user's and not archived, read by its id (the listing is a page of the most recently
+ * active); without one, the user's token is checked all the same. A token the relay does not know throws (401).
+ */
+async function isActive(api: GatewayApi, sessionId: string | undefined): Promise<boolean> {
+  if (sessionId === undefined) {
+    await api.me();
+    return false;
+  }
+  try {
+    return !(await api.readSession(sessionId, 1)).session.archived;
+  } catch (error) {
+    if (error instanceof GatewayHttpError && error.status === 404) return false;
+    throw error;
+  }
 }
 
 async function createFirstUser(options: EnsureTerminalSessionOptions): Promise<Credentials> {

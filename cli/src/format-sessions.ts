@@ -12,6 +12,8 @@ export type SessionRow = {
 };
 
 const TITLE_WIDTH = 40;
+/** How many sessions a page of GET /api/v1/sessions lists when no limit is asked (the CLI asks none). */
+const SESSIONS_PAGE = 100;
 const STATUS_WIDTH = 48;
 
 /** The sessions as an aligned table, or a one-line note when there are none. */
@@ -23,6 +25,27 @@ export function formatSessionsTable(sessions: readonly Schemas['UserSession'][],
     ['ID', 'TITLE', 'STATE', 'MODEL', 'MSGS', 'LAST ACTIVITY'],
     rows.map((row) => columns.map((column) => row[column])),
   );
+}
+
+/**
+ * A page of the sessions as the table, and below it which of how many it shows and the command for the next page
+ * when there are more (or the last page, for a page past it).
+ */
+export function formatSessionsPage(listed: Schemas['SessionPage'], scope: string, now: Date): string {
+  const { sessions, sessionsTotal, page, pages, nextPage } = listed;
+  const scopeWord = scope === 'active' ? '' : ` --scope ${scope}`;
+  if (sessions.length === 0 && page > 1) {
+    return `Page ${page} is past the last one: ${sessionsTotal} sessions fill ${pages} page${pages === 1 ? '' : 's'}; relay sessions${scopeWord} --page ${pages} shows the last.`;
+  }
+  const table = formatSessionsTable(sessions, scope, now);
+  if (pages === 1) return table;
+  const first = (page - 1) * SESSIONS_PAGE + 1;
+  const shown = `Sessions ${first}–${first + sessions.length - 1} of ${sessionsTotal} (page ${page} of ${pages}), the most recently active first.`;
+  const more =
+    nextPage === undefined
+      ? ''
+      : ` ${sessionsTotal - first - sessions.length + 1} more: relay sessions${scopeWord} --page ${nextPage}, or --all for every one.`;
+  return `${table}\n\n${shown}${more}`;
 }
 
 /** One session's cells; an empty title or model shows as "-". */

@@ -36,9 +36,20 @@ export class GatewayApi {
     return createUserApi((method, path, body) => this.request(method, path, body, timeoutMs));
   }
 
-  /** GET /api/v1/sessions?scope= → the sessions, as the gateway shapes them. */
-  async listSessions(scope: SessionScope): Promise<Schemas['UserSession'][]> {
-    return (await this.#api().get('/api/v1/sessions', { query: { scope } })).sessions;
+  /** GET /api/v1/sessions?scope=&page= → a page of the sessions (the most recently active first), with the total. */
+  async listSessions(scope: SessionScope, page = 1): Promise<Schemas['SessionPage']> {
+    return this.#api().get('/api/v1/sessions', { query: { scope, page } });
+  }
+
+  /** Every session of `scope`, page after page: what looks a session up by its title or the start of its id needs them all. */
+  async listAllSessions(scope: SessionScope): Promise<Schemas['UserSession'][]> {
+    const sessions: Schemas['UserSession'][] = [];
+    for (let page: number | undefined = 1; page !== undefined;) {
+      const listed: Schemas['SessionPage'] = await this.listSessions(scope, page);
+      sessions.push(...listed.sessions);
+      page = listed.nextPage;
+    }
+    return sessions;
   }
 
   /** POST /api/v1/sessions {external, title} → the session and its bearer token (shown once). */

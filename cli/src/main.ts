@@ -31,7 +31,8 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       case 'sessions': {
         const { runSessions } = await import('./commands/sessions.ts');
-        return await runSessions({ scope: command.scope, json: command.json }, { out: process.stdout, err: process.stderr });
+        const { scope, page, all, json } = command;
+        return await runSessions({ scope, page, all, json }, { out: process.stdout, err: process.stderr });
       }
       case 'create-session': {
         const { runCreateSession } = await import('./commands/sessions.ts');

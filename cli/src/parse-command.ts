@@ -19,7 +19,7 @@ export type Command =
   /** signInLink: print the console's one-time sign-in link even when stdout is no terminal, or with --json. */
   /** replicas: how many processes of each service, where more than one (`--replicas session=2,subscription=2`). */
   | { kind: 'up'; json: boolean; signInLink: boolean; replicas?: Replicas }
-  | { kind: 'sessions'; scope: SessionScope; json: boolean }
+  | { kind: 'sessions'; scope: SessionScope; page?: number; all: boolean; json: boolean }
   | { kind: 'create-session'; title?: string; json: boolean }
   | { kind: 'create-hosted-session'; session: HostedSessionOptions; wait: boolean; json: boolean }
   | { kind: 'say'; sessionId: string; text: string; wait: boolean; json: boolean }
@@ -65,8 +65,9 @@ Usage:
                                                  start NATS, PostgreSQL and the six services; Ctrl-C stops them
                                                  (the console's sign-in link shows on a terminal only; --sign-in-link prints it anyway;
                                                  --replicas session=2,subscription=2 runs that many of those services, balanced)
-  relay sessions [--scope active|archived|all] [--json]
-                                                 list your sessions
+  relay sessions [--scope active|archived|all] [--page N | --all] [--json]
+                                                 list your sessions, 100 a page, the most recently active first
+                                                 (--page reads another page, --all every one)
   relay session create --text PROMPT [--title T] [--provider P] [--model M] [--cwd DIR] [--mode agent|ask|plan]
                       [--no-wait] [--json]
                                                  start a session on this relay with its first prompt and wait for the reply
@@ -181,8 +182,15 @@ export function parseCommand(argv: readonly string[]): Command {
     };
   }
   if (first === 'sessions' && second === undefined) {
-    const { values } = parseOptions(rest, { json: { type: 'boolean' }, scope: { type: 'string' } });
-    return { kind: 'sessions', scope: parseScope(values.scope), json: values.json === true };
+    const { values } = parseOptions(rest, { json: { type: 'boolean' }, scope: { type: 'string' }, page: { type: 'string' }, all: { type: 'boolean' } });
+    if (values.page !== undefined && values.all === true) throw new CliError('relay sessions takes --page N or --all, not both', USAGE_EXIT_CODE);
+    return {
+      kind: 'sessions',
+      scope: parseScope(values.scope),
+      ...(values.page === undefined ? {} : { page: parseWholeNumber(values.page, '--page') }),
+      all: values.all === true,
+      json: values.json === true,
+    };
   }
   if (first === 'session' && second === 'create' && extra.length === 0) {
     const { values } = parseOptions(rest, {
@@ -447,6 +455,7 @@ const VALUE_OPTIONS = new Set([
   'tokens',
   'minutes',
   'sessions',
+  'page',
 ]);
 
 /**

@@ -21,24 +21,25 @@ afterEach(async () => {
   if (folder) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A gateway whose GET /api/v1/sessions answers each status in turn (the last one from then on). */
-async function gateway(statuses: number[]): Promise<{ url: string; asked: () => number }> {
+/** A gateway whose read of the Terminal session answers each status in turn (the last one from then on). */
+async function gateway(statuses: number[]): Promise<{ url: string; asked: () => number; paths: string[] }> {
   let asked = 0;
+  const paths: string[] = [];
   server = createServer((request, response) => {
+    paths.push(request.url ?? '');
     const status = statuses[Math.min(asked, statuses.length - 1)]!;
     asked += 1;
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(
       JSON.stringify(
         status === 200
-          ? { sessions: [{ id: 'sess_terminal' }] }
+          ? { session: { id: 'sess_terminal', archived: false } }
           : { code: 'REMOTE_RELAY_INTERNAL', error: 'This relay cannot check tokens right now; try again in a moment.' },
       ),
     );
-    void request;
   });
   await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked: () => asked };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked: () => asked, paths };
 }
 
 function credentialsFile(): string {
@@ -60,9 +61,11 @@ const options = (gatewayUrl: string, file: string, unavailableForMs = 10_000) =>
 
 describe('ensureTerminalSession right after start-up', () => {
   it('reads again while the gateway cannot check tokens yet, then goes on', async () => {
-    const { url, asked } = await gateway([503, 503, 200]);
+    const { url, asked, paths } = await gateway([503, 503, 200]);
     await expect(ensureTerminalSession(options(url, credentialsFile()))).resolves.toEqual({ token: 'rly_s_terminal', title: 'Terminal', userToken: 'rly_u_x' });
     expect(asked()).toBe(3);
+    // The Terminal session is read by its id: the listing is a page, which need not hold it.
+    expect(new Set(paths)).toEqual(new Set(['/api/v1/sessions/sess_terminal?last=1']));
   });
 
   it('gives up when the gateway stays unable past the bound', async () => {

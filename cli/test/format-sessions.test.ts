@@ -1,6 +1,6 @@
 import type { Schemas } from '@relay/user-api';
 import { describe, expect, it } from 'vitest';
-import { formatSessionsTable, sessionRow, timeAgo } from '../src/format-sessions.ts';
+import { formatSessionsPage, formatSessionsTable, sessionRow, timeAgo } from '../src/format-sessions.ts';
 
 const now = new Date('2026-11-30T12:00:00.000Z');
 
@@ -65,6 +65,39 @@ describe('formatSessionsTable', () => {
   it('says so when there are none', () => {
     expect(formatSessionsTable([], 'active', now)).toBe('No active sessions.');
     expect(formatSessionsTable([], 'all', now)).toBe('No sessions.');
+  });
+});
+
+describe('formatSessionsPage', () => {
+  const page = (count: number, fields: Omit<Schemas['SessionPage'], 'sessions'>): Schemas['SessionPage'] => ({
+    sessions: Array.from({ length: count }, (_, n) => session({ id: `s${n}`, title: `Worker ${n}` })),
+    ...fields,
+  });
+
+  it('is the table alone when one page holds every session', () => {
+    expect(formatSessionsPage(page(2, { sessionsTotal: 2, page: 1, pages: 1 }), 'active', now)).toBe(
+      formatSessionsTable(page(2, { sessionsTotal: 2, page: 1, pages: 1 }).sessions, 'active', now),
+    );
+  });
+
+  it('says which sessions it shows of how many, how many more there are and the command that reads them', () => {
+    const lines = formatSessionsPage(page(100, { sessionsTotal: 250, page: 1, pages: 3, nextPage: 2 }), 'active', now).split('\n');
+    expect(lines).toHaveLength(1 + 100 + 2);
+    expect(lines.at(-1)).toBe(
+      'Sessions 1–100 of 250 (page 1 of 3), the most recently active first. 150 more: relay sessions --page 2, or --all for every one.',
+    );
+    const middle = formatSessionsPage(page(100, { sessionsTotal: 250, page: 2, pages: 3, nextPage: 3 }), 'all', now).split('\n');
+    expect(middle.at(-1)).toBe(
+      'Sessions 101–200 of 250 (page 2 of 3), the most recently active first. 50 more: relay sessions --scope all --page 3, or --all for every one.',
+    );
+  });
+
+  it('says nothing more on the last page, and names the last page for one past it', () => {
+    const last = formatSessionsPage(page(50, { sessionsTotal: 250, page: 3, pages: 3 }), 'all', now).split('\n');
+    expect(last.at(-1)).toBe('Sessions 201–250 of 250 (page 3 of 3), the most recently active first.');
+    expect(formatSessionsPage(page(0, { sessionsTotal: 250, page: 7, pages: 3 }), 'archived', now)).toBe(
+      'Page 7 is past the last one: 250 sessions fill 3 pages; relay sessions --scope archived --page 3 shows the last.',
+    );
   });
 });
 

@@ -16,10 +16,16 @@ describe('parseCommand', () => {
     expect(parseCommand(['up', '--replicas=session=3'])).toMatchObject({ replicas: { session: 3 } });
   });
 
-  it('reads sessions with its scope, active by default', () => {
-    expect(parseCommand(['sessions'])).toEqual({ kind: 'sessions', scope: 'active', json: false });
-    expect(parseCommand(['sessions', '--scope', 'all', '--json'])).toEqual({ kind: 'sessions', scope: 'all', json: true });
-    expect(parseCommand(['sessions', '--scope=archived'])).toEqual({ kind: 'sessions', scope: 'archived', json: false });
+  it('reads sessions with its scope, active by default, and --page N or --all', () => {
+    expect(parseCommand(['sessions'])).toEqual({ kind: 'sessions', scope: 'active', all: false, json: false });
+    expect(parseCommand(['sessions', '--scope', 'all', '--json'])).toEqual({ kind: 'sessions', scope: 'all', all: false, json: true });
+    expect(parseCommand(['sessions', '--scope=archived'])).toEqual({ kind: 'sessions', scope: 'archived', all: false, json: false });
+    expect(parseCommand(['sessions', '--page', '3'])).toEqual({ kind: 'sessions', scope: 'active', page: 3, all: false, json: false });
+    expect(parseCommand(['sessions', '--all', '--scope', 'all'])).toEqual({ kind: 'sessions', scope: 'all', all: true, json: false });
+  });
+
+  it('refuses sessions with both --page and --all, with the usage exit code', () => {
+    expect(() => parseCommand(['sessions', '--page', '2', '--all'])).toThrow(expect.objectContaining({ exitCode: USAGE_EXIT_CODE }));
   });
 
   it('reads session create --external with a title, none by default (the command picks one no session has)', () => {
@@ -98,6 +104,8 @@ describe('parseCommand', () => {
   it.each([
     [['sessions', '--scope', 'old']],
     [['sessions', '--verbose']],
+    [['sessions', '--page', 'two']],
+    [['sessions', '--page', '-1']],
     [['session', 'create', '--title', 'x']],
     [['session', 'create', '--text', '  ']],
     [['session', 'create', '--text', 'x', '--mode', 'yolo']],

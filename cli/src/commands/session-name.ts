@@ -15,7 +15,7 @@ type Named = Pick<Schemas['UserSession'], 'id' | 'title' | 'archived'>;
  */
 export async function resolveSession(api: GatewayApi, name: string): Promise<string> {
   if (FULL_ID.test(name)) return name;
-  return matchSession(await api.listSessions('all'), name);
+  return matchSession(await api.listAllSessions('all'), name);
 }
 
 /** `resolveSession` on a list already read: the id of the one session `name` means. */

@@ -1,6 +1,6 @@
 import { loadClientConfig } from '../config.ts';
 import { formatSessionRead } from '../format-session-read.ts';
-import { formatSessionsTable } from '../format-sessions.ts';
+import { formatSessionsPage, formatSessionsTable } from '../format-sessions.ts';
 import { formatTurn } from '../format-turn.ts';
 import type { Schemas } from '@relay/user-api';
 import { GatewayApi } from '../gateway-api.ts';
@@ -13,11 +13,25 @@ import { showWaiting, type StatusStream } from './waiting-line.ts';
 /** `env` defaults to the process's environment; `err`, when a terminal, shows what a command waits for. */
 export type ClientIo = { env?: NodeJS.ProcessEnv; out: NodeJS.WritableStream; err?: StatusStream };
 
-/** `relay sessions`: the user's sessions as a table, or `{ sessions }` as JSON. */
-export async function runSessions(options: { scope: SessionScope; json: boolean }, io: ClientIo): Promise<number> {
+/**
+ * `relay sessions`: a page of the user's sessions (the first unless --page), the most recently active first, as a
+ * table with a line saying how many more there are and how to read them, or the user API's page as JSON; with --all,
+ * every page, as one table or `{ sessions, sessionsTotal }`.
+ */
+export async function runSessions(options: { scope: SessionScope; page?: number; all: boolean; json: boolean }, io: ClientIo): Promise<number> {
   const target = resolveRelayTarget(loadClientConfig(io.env), relayPaths());
-  const sessions = await new GatewayApi(target.url, target.token).listSessions(options.scope);
-  io.out.write(options.json ? `${JSON.stringify({ sessions }, null, 2)}\n` : `${formatSessionsTable(sessions, options.scope, new Date())}\n`);
+  const api = new GatewayApi(target.url, target.token);
+  if (options.all) {
+    const sessions = await api.listAllSessions(options.scope);
+    io.out.write(
+      options.json
+        ? `${JSON.stringify({ sessions, sessionsTotal: sessions.length }, null, 2)}\n`
+        : `${formatSessionsTable(sessions, options.scope, new Date())}\n`,
+    );
+    return 0;
+  }
+  const listed = await api.listSessions(options.scope, options.page);
+  io.out.write(options.json ? `${JSON.stringify(listed, null, 2)}\n` : `${formatSessionsPage(listed, options.scope, new Date())}\n`);
   return 0;
 }
 
@@ -30,7 +44,7 @@ export async function runCreateSession(options: { title?: string; json: boolean 
     options.title ??
     unusedTitle(
       DEFAULT_EXTERNAL_TITLE,
-      (await api.listSessions('all')).map((session) => session.title),
+      (await api.listAllSessions('all')).map((session) => session.title),
     );
   const created = await api.createExternalSession(title);
   if (options.json) {
