@@ -31,7 +31,13 @@ export const RELAY_BUS_ROLES: readonly BusRole[] = [
       { stream: 'SCHEDULER_COMMANDS', durable: 'session-scheduled-prompts' },
       { stream: 'QUESTION_EVENTS', durable: 'session-budget-cards' },
     ],
-    listens: ['relay.session.v1.turn_queued', 'relay.session.v1.turn_ended', 'relay.session.v1.steer', 'relay.session.v1.budget_changed'],
+    listens: [
+      'relay.session.v1.turn_queued',
+      'relay.session.v1.turn_ended',
+      'relay.session.v1.steer',
+      'relay.session.v1.budget_changed',
+      'relay.session.v1.message_written',
+    ],
   },
   {
     service: 'subscription',

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { lanedServicePool } from '@relay/db/service-pool';
 import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
@@ -30,6 +31,7 @@ import { PrismaClient } from './generated/prisma/client.ts';
 import { SESSION_CALLERS } from './adapters/grpc/session-callers.ts';
 import { sessionGrpc } from './adapters/grpc/session-grpc.ts';
 import { turnGrpc } from './adapters/grpc/turn-grpc.ts';
+import { writtenGrpc } from './adapters/grpc/written-grpc.ts';
 import { loopGuardGrpc } from './adapters/grpc/loop-guard-grpc.ts';
 import { configuredProviders, discoverModelLists, providerPrices } from './adapters/providers/configured-providers.ts';
 import { ProviderRegistry } from './app/turns/provider-registry.ts';
@@ -43,10 +45,12 @@ import { PrismaCodexThreads } from './adapters/store/prisma-codex-threads.ts';
 import { PrismaUsageLedger } from './adapters/store/prisma-usage-ledger.ts';
 import { busSteering } from './adapters/bus/bus-steering.ts';
 import { listenForTurnSignals, publishBudgetChanged } from './adapters/bus/bus-turn-signals.ts';
+import { listenForWrittenSignals } from './adapters/bus/bus-written-signals.ts';
 import { GrpcQuestionCards } from './adapters/grpc/grpc-question-cards.ts';
 import { SessionWorkers } from './app/turns/session-workers.ts';
 import { TurnRunner } from './app/turns/turn-runner.ts';
 import { TurnSignals } from './app/turns/turn-signals.ts';
+import { WrittenSignals } from './app/external/messages-written.ts';
 import { nodeRealFolders } from './adapters/fs/real-folders.ts';
 import { BackgroundTasks } from './adapters/tasks/background-tasks.ts';
 import { bubblewrapSandbox, stateFoldersAbove } from './adapters/tasks/bubblewrap-sandbox.ts';
@@ -68,7 +72,9 @@ await startService({
   name: 'session',
   loadConfig,
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-  // Its interactive transactions queue at a gate that leaves reads connections of their own (transaction-gate.ts).
+  // Its reads and its transactions run in lanes of their own, and the transactions queue at a gate that keeps one of
+  // theirs for the outbox (service-pool.ts, transaction-gate.ts).
+  pool: lanedServicePool,
   database: (pool) =>
     gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.SESSION_EVENTS,
@@ -171,6 +177,9 @@ await startService({
     logger.info({ settings }, 'relay settings loaded');
 
     const listening = listenForTurnSignals(bus, signals, logger);
+    const written = new WrittenSignals();
+    const hearingWritten = listenForWrittenSignals(bus, written, logger);
+    const unfollow = new AbortController();
     // A task's process does not survive a restart: the ones the last run of this host left are failed at once
     // (another replica's are failed by the sweep once their lease runs out).
     await backgroundTasks.recover();
@@ -233,6 +242,7 @@ await startService({
           }),
           ...budgetGrpc({ ...budgets, clock, logger }),
           ...turnGrpc({ sessions: store, turns, signals, clock, logger }),
+          ...writtenGrpc({ signals: written, stopping: unfollow.signal, logger }),
           ...taskGrpc({
             tasks: taskStore,
             output: taskStore,
@@ -271,6 +281,8 @@ await startService({
       // then end as "the relay stopped"; their events go out with the last flush.
       beforeShutdown: async () => {
         server.drain();
+        // The gateways following here follow another replica; their streams would hold the server's shutdown.
+        unfollow.abort();
         await runner.drain(config.RELAY_SHUTDOWN_GRACE_SECONDS * 1000);
       },
       drain: async () => {
@@ -278,6 +290,7 @@ await startService({
         await backgroundTasks.stopAll();
         commandRunner?.close();
         listening.stop();
+        hearingWritten.stop();
         steering.stop();
         stopping.abort();
         await (await scheduledPrompts)?.stop();

@@ -1,8 +1,9 @@
 /**
  * wait on an external session's own conversation (decisions.md, External sessions): returns as soon as a
  * message waits unread for its agent (a wake-up, an answer to its ask, a schedule firing), or when the wait
- * runs out. It looks at once (one GetPendingMessages), then with every other wait of this gateway, once a second
- * (pending-looks.ts), and tells the agent every 10 s that it still waits.
+ * runs out. It watches its session with every other wait of this gateway (pending-looks.ts: a look when a message
+ * is written into it, and a safety look now and then) from before its own first look (one GetPendingMessages), so
+ * that a message written after that look is looked for, and tells the agent every 10 s that it still waits.
  */
 import type { PendingMessages } from '@relay/proto/relay/session/v1/session_service';
 import type { ActionContext } from './action-context.ts';
@@ -14,20 +15,25 @@ export const PENDING_PROGRESS_MS = 10_000;
 export async function awaitPending(context: ActionContext, waitSeconds: number): Promise<PendingMessages | undefined> {
   const { caller, sessions, signal } = context;
   const startedAt = performance.now();
-  const { pending } = await sessions.getPendingMessages({ sessionId: caller.sessionId });
-  if (pending !== undefined && pending.count > 0) return pending;
-  const looks = pendingLooksOf(sessions);
-  for (;;) {
-    const left = waitSeconds * 1000 - (performance.now() - startedAt);
-    if (signal.aborted || left <= 0) return undefined;
-    // Until the next progress line is due, or the wait's end.
-    const round = new AbortController();
-    const timer = setTimeout(() => round.abort(), Math.min(PENDING_PROGRESS_MS, left));
-    const found = await looks.next(caller.sessionId, AbortSignal.any([signal, round.signal]));
-    clearTimeout(timer);
-    if (found !== undefined) return found;
-    const waited = performance.now() - startedAt;
-    if (signal.aborted || waited >= waitSeconds * 1000) return undefined;
-    await context.progress(`waiting for a message in your own conversation (${Math.round(waited / 1000)} s of ${waitSeconds} s)`);
+  const over = new AbortController();
+  const found = pendingLooksOf(sessions).next(caller.sessionId, AbortSignal.any([signal, over.signal]));
+  try {
+    const { pending } = await sessions.getPendingMessages({ sessionId: caller.sessionId });
+    if (pending !== undefined && pending.count > 0) return pending;
+    for (;;) {
+      const left = waitSeconds * 1000 - (performance.now() - startedAt);
+      if (signal.aborted || left <= 0) return undefined;
+      // Until the next progress line is due, or the wait's end.
+      let timer: NodeJS.Timeout | undefined;
+      const roundOver = new Promise<'round over'>((resolve) => (timer = setTimeout(() => resolve('round over'), Math.min(PENDING_PROGRESS_MS, left))));
+      const round = await Promise.race([found, roundOver]);
+      clearTimeout(timer);
+      if (round !== 'round over') return round;
+      const waited = performance.now() - startedAt;
+      if (signal.aborted || waited >= waitSeconds * 1000) return undefined;
+      await context.progress(`waiting for a message in your own conversation (${Math.round(waited / 1000)} s of ${waitSeconds} s)`);
+    }
+  } finally {
+    over.abort();
   }
 }

@@ -52,4 +52,5 @@ export const SESSION_CALLERS = {
   releaseExternalCall: GATEWAY,
   getPendingMessages: GATEWAY,
   listPendingMessages: GATEWAY,
+  followMessagesWritten: GATEWAY,
 } satisfies Callers<typeof SessionServiceService>;

@@ -38,6 +38,7 @@ import { narrowBudget, refuseOverBudget } from '../../app/budgets/budget-gate.ts
 import { fromBudgetLimitsMessage } from './wire/budget-wire.ts';
 import { tasksOfSessions, withMemberStates, type SessionTasksDeps } from './session-tasks.ts';
 import type { TaskMethod } from './task-grpc.ts';
+import type { WrittenMethod } from './written-grpc.ts';
 import {
   fromProvenanceMessage,
   toCallerMessage,
@@ -86,7 +87,7 @@ const NO_USAGE: UsageDeps['ledger'] & UsageHistory = { totalsSince: async () => 
  */
 export function sessionGrpc(deps: SessionGrpcDeps): ReturnType<typeof serveUnary> {
   const { store, clock } = deps;
-  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod | BudgetMethod>>(deps.logger, {
+  return serveUnary<Omit<SessionServiceMethods, 'wait' | 'stopTurn' | LoopGuardMethod | TaskMethod | BudgetMethod | WrittenMethod>>(deps.logger, {
     authenticate: async (request) => {
       const { caller, settings } = await authenticate(deps, request.token, clock.now());
       return { caller: toCallerMessage(caller), role: caller.role, external: caller.external === true, settings: toRelaySettingsMessage(settings) };
