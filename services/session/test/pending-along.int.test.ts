@@ -13,8 +13,8 @@ import { toMessage } from '../src/adapters/store/prisma-session-store.ts';
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-03T10:00:00.000Z');
 const SINCE = new Date(NOW.getTime() - 3_600_000);
-/** Every session, no page. */
-const ALL = { limit: 0, offset: 0 };
+/** A page that holds every session here. */
+const ALL = { limit: 100, offset: 0 };
 /** What waits for the agent: two of its four messages (a user's line and one it read are not pending). */
 const NOTE = { count: 2, previews: ['[relay event] session "Worker": turn_end (done)', '[relay schedule sch_1 "Check"]'] };
 

@@ -63,9 +63,9 @@ async function listed(page: { limit: number; offset: number }, archived?: boolea
   }
 }
 
-it('lists every session in the order without a limit, and no total', async () => {
-  expect(await listed({ limit: 0, offset: 0 }, false)).toEqual({ ids: ACTIVE, total: undefined, statements: 1 });
-  expect((await listed({ limit: 0, offset: 0 })).ids).toEqual(['shelved', ...ACTIVE].sort((a, b) => ACTIVE.indexOf(a) - ACTIVE.indexOf(b)));
+it('lists the most recently active first, ties by the newest created and then id, in each scope', async () => {
+  expect((await listed({ limit: 5, offset: 0 }, false)).ids).toEqual(ACTIVE.slice(0, 5));
+  expect((await listed({ limit: 5, offset: 0 })).ids).toEqual(['shelved', ...ACTIVE.slice(0, 4)]);
 });
 
 it('reads a full page and counts the scope apart', async () => {

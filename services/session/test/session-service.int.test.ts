@@ -124,9 +124,9 @@ describe('SessionService over gRPC', () => {
 
     clock.advance(60_000);
     const later = await callUnary(client, 'createExternalSession', { userId, title: '' });
-    const listed = await callUnary(client, 'listSessions', { userId, scope: '', limit: 0, offset: 0 });
+    const listed = await callUnary(client, 'listSessions', { userId, scope: '', limit: 100, offset: 0 });
     expect(listed.sessions.map((s) => s.id)).toEqual([later.session!.id, sessionId]);
-    expect((await callUnary(client, 'listSessions', { userId, scope: 'archived', limit: 0, offset: 0 })).sessions).toEqual([]);
+    expect((await callUnary(client, 'listSessions', { userId, scope: 'archived', limit: 100, offset: 0 })).sessions).toEqual([]);
 
     // Only hashes are stored.
     const stored = await prisma.apiToken.findMany();
@@ -145,8 +145,13 @@ describe('SessionService over gRPC', () => {
     expect((await refusal(callUnary(client, 'createUser', { name: ' ' }))).code).toBe('REMOTE_RELAY_INVALID_INPUT');
     const unknown = await refusal(callUnary(client, 'createExternalSession', { userId: 'nobody', title: 't' }));
     expect([unknown.code, unknown.kind]).toEqual(['REMOTE_RELAY_NOT_FOUND', 'not_found']);
-    const scope = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: 'recent', limit: 0, offset: 0 }));
+    const scope = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: 'recent', limit: 100, offset: 0 }));
     expect([scope.code, scope.kind, scope.details['field']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', 'scope']);
+    // A listing is a page: no caller may ask for every session (0), nor for more than a page holds.
+    for (const limit of [0, 101]) {
+      const everything = await refusal(callUnary(client, 'listSessions', { userId: 'u', scope: '', limit, offset: 0 }));
+      expect([everything.code, everything.details['field']]).toEqual(['REMOTE_RELAY_INVALID_INPUT', 'limit']);
+    }
   });
 
   it('serves the settings seeded at boot', async () => {

@@ -240,6 +240,8 @@ describe('sign-in links', () => {
 
 describe('listSessions', () => {
   const at = (minute: number) => new Date(NOW.getTime() + minute * 60_000);
+  /** A page that holds every session here. */
+  const page = { limit: 100, offset: 0 };
 
   /**
    * The listing read from an in-memory store, in the order added (the order and pages are PgSessionReads',
@@ -250,17 +252,14 @@ describe('listSessions', () => {
     const store = new InMemorySessionStore();
     for (const s of sessions) store.sessions.set(s.id, s);
     return {
-      listSessions: async (userId, filter, _page, _tasksEndedSince, pendingFor) => ({
-        sessions: (await store.listSessions(userId, filter)).map((s) => ({
-          ...s,
-          group: null,
-          startedByTitle: '',
-          callsHeldUntil: held[s.id] ?? null,
-          hasTasks: false,
-          lastTurn: null,
-        })),
-        pending: pendingFor === undefined ? undefined : { count: 1, previews: [`for ${pendingFor}`] },
-      }),
+      listSessions: async (userId, filter, _page, _tasksEndedSince, pendingFor) => {
+        const listed = await store.listSessions(userId, filter);
+        return {
+          sessions: listed.map((s) => ({ ...s, group: null, startedByTitle: '', callsHeldUntil: held[s.id] ?? null, hasTasks: false, lastTurn: null })),
+          total: listed.length,
+          pending: pendingFor === undefined ? undefined : { count: 1, previews: [`for ${pendingFor}`] },
+        };
+      },
     };
   }
 
@@ -275,7 +274,7 @@ describe('listSessions', () => {
       session({ id: 'live', lastActivityAt: at(2) }),
       session({ id: 'someone-else', userId: 'u2', lastActivityAt: at(3) }),
     ]);
-    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope }, NOW);
+    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope, page }, NOW);
     expect(listed.map((s) => s.id)).toEqual(expected);
   });
 
@@ -284,7 +283,7 @@ describe('listSessions', () => {
       editor: at(1),
       lapsed: NOW,
     });
-    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '' }, NOW);
+    const { sessions: listed } = await listSessions(store, { userId: 'u1', scope: '', page }, NOW);
     expect(listed.map((s) => [s.id, s.state])).toEqual([
       ['editor', 'running_turn'],
       ['lapsed', 'idle'],
@@ -293,14 +292,26 @@ describe('listSessions', () => {
 
   it('answers the pending note read along for the agent asked about, and none when none is asked about', async () => {
     const store = storeWith([session({ id: 'editor' })]);
-    expect((await listSessions(store, { userId: 'u1', scope: '', pendingFor: 'editor' }, NOW)).pending).toEqual({ count: 1, previews: ['for editor'] });
-    expect((await listSessions(store, { userId: 'u1', scope: '' }, NOW)).pending).toBeUndefined();
+    expect((await listSessions(store, { userId: 'u1', scope: '', page, pendingFor: 'editor' }, NOW)).pending).toEqual({ count: 1, previews: ['for editor'] });
+    expect((await listSessions(store, { userId: 'u1', scope: '', page }, NOW)).pending).toBeUndefined();
+  });
+
+  it('refuses a listing of every session (limit 0) and one past a page, and reads nothing', async () => {
+    let read = 0;
+    const store = { listSessions: async () => ((read += 1), { sessions: [], total: 0, pending: undefined }) };
+    for (const limit of [0, 101, 1.5]) {
+      const refused = await listSessions(store, { userId: 'u1', scope: '', page: { limit, offset: 0 } }, NOW).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT', details: { field: 'limit' } });
+    }
+    expect(read).toBe(0);
+    await listSessions(store, { userId: 'u1', scope: '', page: { limit: 100, offset: 0 } }, NOW);
+    expect(read).toBe(1);
   });
 
   it('refuses an unknown scope and a missing user id', async () => {
     const store = storeWith([]);
-    expect(await codeOf(listSessions(store, { userId: 'u1', scope: 'recent' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
-    expect(await codeOf(listSessions(store, { userId: '', scope: '' }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(listSessions(store, { userId: 'u1', scope: 'recent', page }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
+    expect(await codeOf(listSessions(store, { userId: '', scope: '', page }, NOW))).toBe('REMOTE_RELAY_INVALID_INPUT');
   });
 });
 

@@ -109,8 +109,11 @@ export function startFakeSessionService(state: OwnersState, logger: Logger): Pro
           throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `unknown scope "${request.scope}"`);
         }
         const mine = sessions.filter((s) => s.userId === request.userId && (wanted === 'all' || s.archived === (wanted === 'archived')));
-        // In the order added; a limit asks for a page and the scope's total.
-        if (request.limit === 0) return { sessions: mine, pending: pendingOf(request.pendingForSessionId) };
+        // In the order added: a page and the scope's total. A listing of every session (limit 0) is refused, as the
+        // session service refuses it.
+        if (request.limit < 1 || request.limit > 100) {
+          throw new AppError('REMOTE_RELAY_INVALID_INPUT', 'invalid_argument', `limit must be from 1 to 100: a listing is a page`);
+        }
         const page = mine.slice(request.offset, request.offset + request.limit);
         return { sessions: page, total: mine.length, pending: pendingOf(request.pendingForSessionId) };
       },

@@ -161,11 +161,11 @@ export interface PendingAlong {
 /** A user's sessions as list_sessions reads them, the most recently active first (ties: newest creation, then id). */
 export interface SessionListing extends PendingAlong {
   sessions: ListedSession[];
-  /** How many sessions the filter holds, when a page was asked for; undefined otherwise. */
-  total?: number;
+  /** How many sessions the filter holds. */
+  total: number;
 }
 
-/** Which part of a listing to read: at most `limit` sessions (0: every one) after the first `offset`. */
+/** Which part of a listing to read: at most `limit` sessions (1 or more) after the first `offset`. */
 export interface SessionPage {
   limit: number;
   offset: number;

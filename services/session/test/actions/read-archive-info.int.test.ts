@@ -222,7 +222,7 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
       'setConversationOptions',
       SetConversationOptionsRequest.fromPartial({ userId, sessionId: worker, mayCreateSessions: true, mode: 'ask' }),
     );
-    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', limit: 0, offset: 0 });
+    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', limit: 100, offset: 0 });
     expect(listed.sessions.find((session) => session.id === worker)).toMatchObject({
       provider: 'claude',
       effort: 'low',
@@ -260,8 +260,8 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending });
     expect((await callUnary(h.client, 'getConversation', { sessionId: external })).pending).toEqual(pending);
     // The reads an agent makes answer it along when asked, and only then.
-    expect((await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: external, limit: 0, offset: 0 })).pending).toEqual(pending);
-    expect((await callUnary(h.client, 'listSessions', { userId, scope: '', limit: 0, offset: 0 })).pending).toBeUndefined();
+    expect((await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: external, limit: 100, offset: 0 })).pending).toEqual(pending);
+    expect((await callUnary(h.client, 'listSessions', { userId, scope: '', limit: 100, offset: 0 })).pending).toBeUndefined();
     expect((await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: true, pendingForSessionId: external })).pending).toEqual(pending);
     expect((await callUnary(h.client, 'getRelayInfo', { userId, withoutUsage: false, pendingForSessionId: external })).pending).toEqual(pending);
     // A read that marks nothing read carries the note as it was (a user's read of the conversation marks nothing).
@@ -273,7 +273,7 @@ describe('GetRelayInfo, ListSessions, GetConversation, SetConversationOptions', 
     });
     expect(await callUnary(h.client, 'getPendingMessages', { sessionId: external })).toEqual({ pending: { count: 0, previews: [] } });
     // A note that cannot be read leaves the read whole.
-    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: 'nope', limit: 0, offset: 0 });
+    const listed = await callUnary(h.client, 'listSessions', { userId, scope: '', pendingForSessionId: 'nope', limit: 100, offset: 0 });
     expect(listed.pending).toBeUndefined();
     expect(listed.sessions.map((one) => one.id)).toContain(external);
     const readWhole = await read({ userId, sessionId: external, pendingForSessionId: 'nope' });

@@ -20,7 +20,7 @@ afterAll(async () => {
 const archive = (request: Partial<ArchiveSessionRequest>) => callUnary(h.client, 'archiveSession', ArchiveSessionRequest.fromPartial(request));
 const unarchive = (request: Partial<UnarchiveSessionRequest>) => callUnary(h.client, 'unarchiveSession', UnarchiveSessionRequest.fromPartial(request));
 const activeIds = async (userId: string) =>
-  (await callUnary(h.client, 'listSessions', ListSessionsRequest.fromPartial({ userId, scope: 'active' }))).sessions.map((session) => session.id);
+  (await callUnary(h.client, 'listSessions', ListSessionsRequest.fromPartial({ userId, scope: 'active', limit: 100 }))).sessions.map((session) => session.id);
 
 describe('UnarchiveSession', () => {
   it('brings an archived session back to the active list, with its token working again', async () => {

@@ -698,7 +698,9 @@ describe('the turn runner with the script provider', () => {
 describe("a session's last turn, as ListSessions and ReadSession answer it", () => {
   /** The session's last_turn as ListSessions sends it, after checking that ReadSession sends the same. */
   async function lastTurnOf(sessionId: string) {
-    const listed = (await listSessions(reads, { userId, scope: 'all' }, clock.now())).sessions.find((session) => session.id === sessionId);
+    const listed = (await listSessions(reads, { userId, scope: 'all', page: { limit: 100, offset: 0 } }, clock.now())).sessions.find(
+      (session) => session.id === sessionId,
+    );
     const read = await reads.readSession(sessionId, 1, clock.now());
     expect(toSessionMessage(read!.session).lastTurn).toEqual(toSessionMessage(listed!).lastTurn);
     return toSessionMessage(listed!).lastTurn;

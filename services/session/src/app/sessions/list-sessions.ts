@@ -6,6 +6,12 @@ import type { ListedSession, SessionFilter, SessionListing, SessionPage, Session
 /** Which of a user's sessions to list. */
 export type SessionScope = 'active' | 'archived' | 'all';
 
+/**
+ * The most sessions one listing answers: a page of list_sessions and of the user API (docs/adr/0046). No caller asks for
+ * every session: what a listing costs must not grow with the user's sessions.
+ */
+const LIST_LIMIT_MAX = 100;
+
 const FILTERS: Record<SessionScope, SessionFilter> = {
   active: { archived: false },
   archived: { archived: true },
@@ -13,13 +19,13 @@ const FILTERS: Record<SessionScope, SessionFilter> = {
 };
 
 /**
- * Lists a user's sessions in a scope ('' means active), most recently active first, with their groups: every one, or
- * the page asked for with the scope's total. A session with an external call in flight at `now` is running_turn.
- * With the pending note of `pendingFor` (PendingAlong).
+ * Lists a page of a user's sessions in a scope ('' means active), most recently active first, with their groups and the
+ * scope's total; a limit of 0 (every session) or past LIST_LIMIT_MAX is refused. A session with an external call in
+ * flight at `now` is running_turn. With the pending note of `pendingFor` (PendingAlong).
  */
 export async function listSessions(
   reads: Pick<SessionReads, 'listSessions'>,
-  input: { userId: string; scope: string; page?: SessionPage; pendingFor?: string },
+  input: { userId: string; scope: string; page: SessionPage; pendingFor?: string },
   now: Date,
 ): Promise<SessionListing> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
@@ -27,7 +33,10 @@ export async function listSessions(
   if (!isScope(scope)) {
     throw invalidInput(`unknown scope "${scope}"`, { field: 'scope', allowed: Object.keys(FILTERS) });
   }
-  const page = input.page ?? { limit: 0, offset: 0 };
+  const { page } = input;
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > LIST_LIMIT_MAX) {
+    throw invalidInput(`limit must be from 1 to ${LIST_LIMIT_MAX}: a listing is a page`, { field: 'limit', max: LIST_LIMIT_MAX });
+  }
   const listing = await reads.listSessions(input.userId, FILTERS[scope], page, tasksShownSince(now), input.pendingFor);
   return { ...listing, sessions: listing.sessions.map((session) => withCallsAt(session, now)) };
 }
