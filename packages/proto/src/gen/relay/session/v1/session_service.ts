@@ -737,6 +737,17 @@ export interface ListPendingMessagesResponse_PendingEntry {
   value: PendingMessages | undefined;
 }
 
+/** Nothing: a gateway follows every external session's messages and keeps to the ones it waits on. */
+export interface FollowMessagesWrittenRequest {
+}
+
+/** The external sessions a message was written into since the last response, or a call to look at them all. */
+export interface FollowMessagesWrittenResponse {
+  sessionIds: string[];
+  /** Look at every session followed: the stream began, or this replica's NATS connection came back. */
+  lookAll: boolean;
+}
+
 /** How many days of usage, ending today (UTC). */
 export interface GetDailyUsageRequest {
   /** 1–366 (0 = 30). */
@@ -9439,6 +9450,153 @@ export const ListPendingMessagesResponse_PendingEntry: MessageFns<ListPendingMes
   },
 };
 
+function createBaseFollowMessagesWrittenRequest(): FollowMessagesWrittenRequest {
+  return {};
+}
+
+export const FollowMessagesWrittenRequest: MessageFns<FollowMessagesWrittenRequest> = {
+  encode(_: FollowMessagesWrittenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FollowMessagesWrittenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFollowMessagesWrittenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): FollowMessagesWrittenRequest {
+    return {};
+  },
+
+  toJSON(_: FollowMessagesWrittenRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FollowMessagesWrittenRequest>, I>>(base?: I): FollowMessagesWrittenRequest {
+    return FollowMessagesWrittenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FollowMessagesWrittenRequest>, I>>(_: I): FollowMessagesWrittenRequest {
+    const message = createBaseFollowMessagesWrittenRequest();
+    return message;
+  },
+};
+
+function createBaseFollowMessagesWrittenResponse(): FollowMessagesWrittenResponse {
+  return { sessionIds: [], lookAll: false };
+}
+
+export const FollowMessagesWrittenResponse: MessageFns<FollowMessagesWrittenResponse> = {
+  encode(message: FollowMessagesWrittenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.sessionIds) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.lookAll !== false) {
+      writer.uint32(16).bool(message.lookAll);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FollowMessagesWrittenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFollowMessagesWrittenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionIds.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.lookAll = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): FollowMessagesWrittenResponse {
+    return {
+      sessionIds: globalThis.Array.isArray(object?.sessionIds)
+        ? object.sessionIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.session_ids)
+        ? object.session_ids.map((e: any) => globalThis.String(e))
+        : [],
+      lookAll: isSet(object.lookAll)
+        ? globalThis.Boolean(object.lookAll)
+        : isSet(object.look_all)
+        ? globalThis.Boolean(object.look_all)
+        : false,
+    };
+  },
+
+  toJSON(message: FollowMessagesWrittenResponse): unknown {
+    const obj: any = {};
+    if (message.sessionIds?.length) {
+      obj.sessionIds = message.sessionIds;
+    }
+    if (message.lookAll !== false) {
+      obj.lookAll = message.lookAll;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<FollowMessagesWrittenResponse>, I>>(base?: I): FollowMessagesWrittenResponse {
+    return FollowMessagesWrittenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<FollowMessagesWrittenResponse>, I>>(
+    object: I,
+  ): FollowMessagesWrittenResponse {
+    const message = createBaseFollowMessagesWrittenResponse();
+    message.sessionIds = object.sessionIds?.map((e) => e) || [];
+    message.lookAll = object.lookAll ?? false;
+    return message;
+  },
+};
+
 function createBaseGetDailyUsageRequest(): GetDailyUsageRequest {
   return { days: 0 };
 }
@@ -12168,6 +12326,24 @@ export const SessionServiceService = {
     responseDeserialize: (value: Buffer): ListPendingMessagesResponse => ListPendingMessagesResponse.decode(value),
   },
   /**
+   * Follows the messages written into external sessions' conversations (relay.session.v1.message_written, as this
+   * replica hears it on NATS), so that a gateway's waits and GET /mcp streams look only at the sessions named rather
+   * than at all of theirs every second. The first response, once this replica listens, and another each time its
+   * NATS connection comes back, say look_all: what was written before (or while NATS was away) was not heard. It
+   * goes on until the caller cancels it or this replica stops. No codes of its own.
+   */
+  followMessagesWritten: {
+    path: "/relay.session.v1.SessionService/FollowMessagesWritten" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: FollowMessagesWrittenRequest): Buffer =>
+      Buffer.from(FollowMessagesWrittenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FollowMessagesWrittenRequest => FollowMessagesWrittenRequest.decode(value),
+    responseSerialize: (value: FollowMessagesWrittenResponse): Buffer =>
+      Buffer.from(FollowMessagesWrittenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FollowMessagesWrittenResponse => FollowMessagesWrittenResponse.decode(value),
+  },
+  /**
    * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
    * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
    * Codes: REMOTE_RELAY_INVALID_INPUT (days out of range).
@@ -12471,6 +12647,14 @@ export interface SessionServiceServer extends UntypedServiceImplementation {
    * left out. Codes: REMOTE_RELAY_INVALID_INPUT (more than 1,000 ids).
    */
   listPendingMessages: handleUnaryCall<ListPendingMessagesRequest, ListPendingMessagesResponse>;
+  /**
+   * Follows the messages written into external sessions' conversations (relay.session.v1.message_written, as this
+   * replica hears it on NATS), so that a gateway's waits and GET /mcp streams look only at the sessions named rather
+   * than at all of theirs every second. The first response, once this replica listens, and another each time its
+   * NATS connection comes back, say look_all: what was written before (or while NATS was away) was not heard. It
+   * goes on until the caller cancels it or this replica stops. No codes of its own.
+   */
+  followMessagesWritten: handleServerStreamingCall<FollowMessagesWrittenRequest, FollowMessagesWrittenResponse>;
   /**
    * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
    * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
@@ -13199,6 +13383,22 @@ export interface SessionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListPendingMessagesResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Follows the messages written into external sessions' conversations (relay.session.v1.message_written, as this
+   * replica hears it on NATS), so that a gateway's waits and GET /mcp streams look only at the sessions named rather
+   * than at all of theirs every second. The first response, once this replica listens, and another each time its
+   * NATS connection comes back, say look_all: what was written before (or while NATS was away) was not heard. It
+   * goes on until the caller cancels it or this replica stops. No codes of its own.
+   */
+  followMessagesWritten(
+    request: FollowMessagesWrittenRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<FollowMessagesWrittenResponse>;
+  followMessagesWritten(
+    request: FollowMessagesWrittenRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<FollowMessagesWrittenResponse>;
   /**
    * Usage over time: per provider whose use the relay tracks, what its turns used each UTC day of the last `days`
    * days up to today (relay-wide, as the monthly meters), from the relay's own ledger; a day with nothing is zeros.
