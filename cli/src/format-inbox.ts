@@ -20,5 +20,6 @@ export function formatInbox(inbox: Schemas['Inbox']): string {
     if (ask.options.length > 0) lines.push(`    options: ${ask.options.join(' | ')}${ask.recommendation ? ` (recommended: ${ask.recommendation})` : ''}`);
     lines.push(`    relay answer ${ask.id} TEXT [--choice C]  ·  relay answer ${ask.id} --dismiss`);
   }
+  if (inbox.more) lines.push('More waits than shows here: the newest 500 cards and 500 asks do; older ones show as you decide these.');
   return lines.join('\n');
 }

@@ -5,7 +5,7 @@ const pending = { status: 'pending' as const, createdAt: null };
 
 describe('formatInbox', () => {
   it('says when nothing waits', () => {
-    expect(formatInbox({ asks: [], cards: [] })).toBe('Inbox: nothing waits for you.');
+    expect(formatInbox({ asks: [], cards: [], more: false })).toBe('Inbox: nothing waits for you.');
   });
 
   it('lists cards and asks with their ids and how to answer them', () => {
@@ -40,6 +40,7 @@ describe('formatInbox', () => {
           endedAt: null,
         },
       ],
+      more: false,
     });
     expect(text.split('\n')).toEqual([
       'card_1  approve in session s1: Start a session on desk: "Worker"',
@@ -50,5 +51,26 @@ describe('formatInbox', () => {
       '    options: Tonight | Wait (recommended: Wait)',
       '    relay answer ask_1 TEXT [--choice C]  ·  relay answer ask_1 --dismiss',
     ]);
+  });
+
+  it('says so under the list when more waits than the Inbox lists', () => {
+    const card = {
+      ...pending,
+      id: 'card_1',
+      sessionId: 's1',
+      kind: 'question' as const,
+      title: 'Which?',
+      lines: [],
+      options: [],
+      answer: '',
+      choices: [],
+      decidedAt: null,
+    };
+    expect(
+      formatInbox({ asks: [], cards: [card], more: true })
+        .split('\n')
+        .at(-1),
+    ).toBe('More waits than shows here: the newest 500 cards and 500 asks do; older ones show as you decide these.');
+    expect(formatInbox({ asks: [], cards: [card], more: false })).not.toContain('More waits');
   });
 });

@@ -234,7 +234,7 @@ describe('isolation between users', () => {
     }
     const ownSessions = (await second.api('GET', '/api/v1/sessions?scope=all')).body.sessions.map((s: { title: string }) => s.title);
     expect(ownSessions.sort()).toEqual(['Probe', 'Their agent']);
-    expect((await second.api('GET', '/api/v1/inbox')).body).toEqual({ asks: [], cards: [] });
+    expect((await second.api('GET', '/api/v1/inbox')).body).toEqual({ asks: [], cards: [], more: false });
     expect((await second.api('GET', `/api/v1/cards?session=${mine.session.id}`)).body.cards).toEqual([]);
     expect((await second.api('GET', `/api/v1/asks?session=${mine.session.id}`)).body.asks).toEqual([]);
     expect((await second.api('GET', `/api/v1/asks?asked_by=${mine.agent.id}`)).body.asks).toEqual([]);

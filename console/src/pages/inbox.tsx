@@ -16,6 +16,11 @@ export function Inbox() {
       <ErrorNote error={inbox.error} />
       {inbox.loading && !inbox.data ? <p class="muted">Loading…</p> : null}
       {inbox.data && cards.length + asks.length === 0 ? <p class="muted">Nothing is waiting for you.</p> : null}
+      {inbox.data?.more ? (
+        <p class="muted" role="status">
+          More is waiting than shows here: the newest 500 cards and 500 asks do. Those older show as you decide these.
+        </p>
+      ) : null}
       <section aria-label="Waiting for you" class="waiting">
         {cards.map((card) => (
           <CardItem key={card.id} card={card} sessionTitle={titles.get(card.sessionId) ?? ''} />

@@ -100,6 +100,7 @@ describe('GET /api/v1/cards', () => {
           decidedAt: null,
         },
       ],
+      more: false,
     });
     expect(questions.listed).toEqual([{ userId: 'u1', sessionId: '', pendingOnly: false }]);
   });

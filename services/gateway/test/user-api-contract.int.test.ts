@@ -240,9 +240,9 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     removeBudget: async () => ({ usage: tree }),
   };
   const questions = {
-    listCards: async () => ({ cards: [card] }),
+    listCards: async () => ({ cards: [card], more: true }),
     decideCard: async () => ({ card: { ...card, status: CardStatus.CARD_STATUS_ANSWERED, answer: 'main', choices: ['main'], decidedAt: NOW } }),
-    listAsks: async () => ({ asks: [ask] }),
+    listAsks: async () => ({ asks: [ask], more: false }),
     answerAsk: async () => ({ ask: { ...ask, status: AskStatus.ASK_STATUS_ANSWERED, answer: 'yes', choice: 'yes', via: 'console', endedAt: NOW } }),
     getNotificationSettings: async () => ({ settings: notifications }),
     updateNotificationSettings: async () => ({ settings: notifications }),

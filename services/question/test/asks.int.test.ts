@@ -189,6 +189,25 @@ describe('AnswerAsk and ListAsks', () => {
     expect((await prisma.ask.findUnique({ where: { id: asked.id } }))?.status).toBe('pending');
   });
 
+  it('lists the newest 500 asks and says there are more only when there are', async () => {
+    const at = (n: number) => new Date(NOW.getTime() - n * 1000);
+    await prisma.ask.createMany({
+      data: Array.from({ length: 501 }, (_, n) => ({
+        id: `many-${n}`,
+        userId: 'many',
+        askingSessionId: `c${n}`,
+        aboutSessionId: `c${n}`,
+        question: 'Go?',
+        createdAt: at(n),
+      })),
+    });
+    const inbox = await callUnary(client, 'listAsks', { userId: 'many', askingSessionId: '', aboutSessionId: '', pendingOnly: true });
+    expect([inbox.asks.length, inbox.more, inbox.asks.at(-1)?.id]).toEqual([500, true, 'many-499']);
+    await prisma.ask.delete({ where: { id: 'many-0' } });
+    const all = await callUnary(client, 'listAsks', { userId: 'many', askingSessionId: '', aboutSessionId: '', pendingOnly: true });
+    expect([all.asks.length, all.more]).toEqual([500, false]);
+  });
+
   it('drops ended asks from the listing after a day', async () => {
     const asked = await ask({ askingSessionId: 'old' });
     await callUnary(client, 'withdrawAsk', { userId: 'u1', askingSessionId: 'old', askId: asked.id });

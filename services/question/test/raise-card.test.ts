@@ -97,12 +97,24 @@ describe('raiseCard, listCards, cancelCards', () => {
     const third = await raiseCard(deps, raise({}), new Date(NOW.getTime() + 2000));
     await raiseCard(deps, raise({ userId: 'u2' }), NOW);
     await cancelCards(deps, 's2', NOW);
-    const ids = async (sessionId: string, pendingOnly: boolean) => (await listCards(store, { userId: 'u1', sessionId, pendingOnly })).map((c) => c.id);
+    const ids = async (sessionId: string, pendingOnly: boolean) => (await listCards(store, { userId: 'u1', sessionId, pendingOnly })).cards.map((c) => c.id);
     expect(await ids('', false)).toEqual([third.id, second.id, first.id]);
     expect(await ids('', true)).toEqual([third.id, first.id]);
     expect(await ids('s1', false)).toEqual([third.id, first.id]);
     expect(await ids('s2', true)).toEqual([]);
     await expect(listCards(store, { userId: '', sessionId: '', pendingOnly: false })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it('lists the newest 500 and says there are more only when there are', async () => {
+    const store = new InMemoryCardStore();
+    const deps = { store, ids: sequentialIds() };
+    // Ten pending a session, the most one holds: 51 sessions' worth, one past the listing.
+    for (let n = 0; n < 501; n++) await raiseCard(deps, raise({ sessionId: `s${Math.floor(n / 10)}` }), new Date(NOW.getTime() + n * 1000));
+    const listed = await listCards(store, { userId: 'u1', sessionId: '', pendingOnly: true });
+    expect([listed.cards.length, listed.more]).toEqual([500, true]);
+    expect(listed.cards.at(-1)!.sessionId).toBe('s0');
+    store.cards.delete(listed.cards[0]!.id);
+    expect(await listCards(store, { userId: 'u1', sessionId: '', pendingOnly: true })).toMatchObject({ more: false });
   });
 
   it('cancels only the session’s pending cards, one event each', async () => {

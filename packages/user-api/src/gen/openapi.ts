@@ -1284,6 +1284,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             cards: components["schemas"]["Card"][];
+                            /** @description More cards match than are listed: the newest 500 are. */
+                            more: boolean;
                         };
                     };
                 };
@@ -1461,6 +1463,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             asks: components["schemas"]["Ask"][];
+                            /** @description More asks match than are listed: the newest 500 are. */
+                            more: boolean;
                         };
                     };
                 };
@@ -3428,6 +3432,8 @@ export interface components {
         Inbox: {
             asks: components["schemas"]["Ask"][];
             cards: components["schemas"]["Card"][];
+            /** @description More pending asks or cards wait than are listed: each list holds the newest 500. */
+            more: boolean;
         };
         /** @description A one-time code another relay pairs with, and the relay that made it. */
         PairingCode: {

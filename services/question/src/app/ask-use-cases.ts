@@ -29,17 +29,20 @@ export interface ListAsksInput {
   pendingOnly: boolean;
 }
 
-/** A user's asks, newest first: a conversation's or those about a session (pending and ended in the last day), or all pending (the Inbox). */
-export async function listAsks(reads: AskReads, input: ListAsksInput, now: Date): Promise<Ask[]> {
+/**
+ * A user's asks, newest first: a conversation's or those about a session (pending and ended in the last day), or all
+ * pending (the Inbox); at most AskLimits.LIST of them, `more` when more match (one more is read to tell).
+ */
+export async function listAsks(reads: AskReads, input: ListAsksInput, now: Date): Promise<{ asks: Ask[]; more: boolean }> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
   const asks = await reads.list(input.userId, {
     ...(input.askingSessionId === '' ? {} : { askingSessionId: input.askingSessionId }),
     ...(input.aboutSessionId === '' ? {} : { aboutSessionId: input.aboutSessionId }),
     pendingOnly: input.pendingOnly || (input.askingSessionId === '' && input.aboutSessionId === ''),
     endedSince: new Date(now.getTime() - AskLimits.RECENT_MS),
-    limit: AskLimits.LIST,
+    limit: AskLimits.LIST + 1,
   });
-  return asks.filter((one) => isRecent(one, now));
+  return { asks: asks.slice(0, AskLimits.LIST).filter((one) => isRecent(one, now)), more: asks.length > AskLimits.LIST };
 }
 
 /** The asking conversation takes back a pending ask. */

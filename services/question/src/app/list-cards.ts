@@ -10,12 +10,15 @@ export interface ListCardsInput {
   pendingOnly: boolean;
 }
 
-/** A user's cards, newest first, at most CardLimits.LIST of them. */
-export async function listCards(store: CardStore, input: ListCardsInput): Promise<Card[]> {
+/**
+ * A user's cards, newest first, at most CardLimits.LIST of them; `more` when more match (one more is read to tell).
+ */
+export async function listCards(store: CardStore, input: ListCardsInput): Promise<{ cards: Card[]; more: boolean }> {
   if (input.userId === '') throw invalidInput('user_id is required', { field: 'user_id' });
-  return store.list(input.userId, {
+  const cards = await store.list(input.userId, {
     ...(input.sessionId === '' ? {} : { sessionId: input.sessionId }),
     pendingOnly: input.pendingOnly,
-    limit: CardLimits.LIST,
+    limit: CardLimits.LIST + 1,
   });
+  return { cards: cards.slice(0, CardLimits.LIST), more: cards.length > CardLimits.LIST };
 }

@@ -74,9 +74,10 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
         );
         return { card: toCardMessage(card) };
       },
-      listCards: async (request) => ({
-        cards: (await listCards(deps.store, { userId: request.userId, sessionId: request.sessionId, pendingOnly: request.pendingOnly })).map(toCardMessage),
-      }),
+      listCards: async (request) => {
+        const { cards, more } = await listCards(deps.store, { userId: request.userId, sessionId: request.sessionId, pendingOnly: request.pendingOnly });
+        return { cards: cards.map(toCardMessage), more };
+      },
       cancelCards: async (request) => ({ cancelled: await cancelCards(deps, request.sessionId, clock.now()) }),
       ask: async (request) => ({
         ask: toAskMessage(
@@ -96,15 +97,14 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
           ),
         ),
       }),
-      listAsks: async (request) => ({
-        asks: (
-          await listAsks(
-            deps.askReads,
-            { userId: request.userId, askingSessionId: request.askingSessionId, aboutSessionId: request.aboutSessionId, pendingOnly: request.pendingOnly },
-            clock.now(),
-          )
-        ).map(toAskMessage),
-      }),
+      listAsks: async (request) => {
+        const { asks, more } = await listAsks(
+          deps.askReads,
+          { userId: request.userId, askingSessionId: request.askingSessionId, aboutSessionId: request.aboutSessionId, pendingOnly: request.pendingOnly },
+          clock.now(),
+        );
+        return { asks: asks.map(toAskMessage), more };
+      },
       withdrawAsk: async (request) => ({
         ask: toAskMessage(
           await withdrawAsk(deps.asks, { userId: request.userId, askingSessionId: request.askingSessionId, askId: request.askId }, clock.now()),

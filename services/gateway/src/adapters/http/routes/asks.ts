@@ -34,7 +34,11 @@ const AskParams = z.object({ id: z.string().min(1) });
 export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
   const api = typed(app);
   const Inbox = z
-    .strictObject({ asks: z.array(AskSchema), cards: z.array(Card) })
+    .strictObject({
+      asks: z.array(AskSchema),
+      cards: z.array(Card),
+      more: z.boolean().describe('More pending asks or cards wait than are listed: each list holds the newest 500.'),
+    })
     .meta({ id: 'Inbox', description: 'What waits for the person: pending asks and pending cards.' });
   api.get('/api/v1/inbox', { schema: { response: answers(Inbox) } }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
@@ -46,13 +50,19 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
       ]),
     );
     if (both === undefined) return reply;
-    const [{ asks }, { cards }] = both;
-    return { asks: asks.map(askApiView), cards: cards.map(cardView) };
+    const [asks, cards] = both;
+    return { asks: asks.asks.map(askApiView), cards: cards.cards.map(cardView), more: asks.more || cards.more };
   });
 
   api.get(
     '/api/v1/asks',
-    { schema: { querystring: ListQuery, response: answers(z.strictObject({ asks: z.array(AskSchema) })) }, attachValidation: true },
+    {
+      schema: {
+        querystring: ListQuery,
+        response: answers(z.strictObject({ asks: z.array(AskSchema), more: z.boolean().describe('More asks match than are listed: the newest 500 are.') })),
+      },
+      attachValidation: true,
+    },
     async (request, reply) => {
       const userId = await userOf(deps, request, reply);
       if (userId === undefined || invalidInput(request, reply)) return reply;
@@ -61,7 +71,7 @@ export function registerAskRoutes(app: FastifyInstance, deps: CardRouteDeps): vo
         deps.questions.listAsks({ userId, aboutSessionId: session ?? '', askingSessionId: askedBy ?? '', pendingOnly: !session && !askedBy }),
       );
       if (listed === undefined) return reply;
-      return { asks: listed.asks.map(askApiView) };
+      return { asks: listed.asks.map(askApiView), more: listed.more };
     },
   );
 

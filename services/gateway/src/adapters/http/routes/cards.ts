@@ -38,6 +38,12 @@ const ListQuery = z.object({
   pending: z.enum(['1', '0', 'true', 'false'], { error: 'pending must be 1 or 0' }).optional(),
 });
 
+// The question service lists the newest 500 and says when more match.
+const CardList = z.strictObject({
+  cards: z.array(CardSchema),
+  more: z.boolean().describe('More cards match than are listed: the newest 500 are.'),
+});
+
 const DecideBody = z.object(
   {
     decision: z.enum(CARD_DECISIONS, { error: `decision must be one of: ${CARD_DECISIONS.join(', ')}` }),
@@ -52,20 +58,16 @@ const CardParams = z.object({ id: z.string().min(1) });
 /** Registers GET /api/v1/cards and POST /api/v1/cards/:id on `app`. */
 export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
   const api = typed(app);
-  api.get(
-    '/api/v1/cards',
-    { schema: { querystring: ListQuery, response: answers(z.strictObject({ cards: z.array(CardSchema) })) }, attachValidation: true },
-    async (request, reply) => {
-      const userId = await userOf(deps, request, reply);
-      if (userId === undefined || invalidInput(request, reply)) return reply;
-      const { session, pending } = request.query;
-      const listed = await callOwner(reply, deps.logger, () =>
-        deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }),
-      );
-      if (listed === undefined) return reply;
-      return { cards: listed.cards.map(cardView) };
-    },
-  );
+  api.get('/api/v1/cards', { schema: { querystring: ListQuery, response: answers(CardList) }, attachValidation: true }, async (request, reply) => {
+    const userId = await userOf(deps, request, reply);
+    if (userId === undefined || invalidInput(request, reply)) return reply;
+    const { session, pending } = request.query;
+    const listed = await callOwner(reply, deps.logger, () =>
+      deps.questions.listCards({ userId, sessionId: session ?? '', pendingOnly: pending === '1' || pending === 'true' }),
+    );
+    if (listed === undefined) return reply;
+    return { cards: listed.cards.map(cardView), more: listed.more };
+  });
 
   api.post(
     '/api/v1/cards/:id',

@@ -374,9 +374,11 @@ export interface ListCardsRequest {
   pendingOnly: boolean;
 }
 
-/** The cards, newest first. */
+/** The cards, newest first: at most the newest 500. */
 export interface ListCardsResponse {
   cards: Card[];
+  /** More cards match than the listing holds: it holds the newest 500. */
+  more: boolean;
 }
 
 /** The session whose pending cards end. */
@@ -441,9 +443,11 @@ export interface ListAsksRequest {
   pendingOnly: boolean;
 }
 
-/** The asks, newest first. */
+/** The asks, newest first: at most the newest 500. */
 export interface ListAsksResponse {
   asks: Ask[];
+  /** More asks match than the listing holds: it holds the newest 500. */
+  more: boolean;
 }
 
 /** The ask to take back, by the conversation that asked it. */
@@ -2450,13 +2454,16 @@ export const ListCardsRequest: MessageFns<ListCardsRequest> = {
 };
 
 function createBaseListCardsResponse(): ListCardsResponse {
-  return { cards: [] };
+  return { cards: [], more: false };
 }
 
 export const ListCardsResponse: MessageFns<ListCardsResponse> = {
   encode(message: ListCardsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.cards) {
       Card.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
     }
     return writer;
   },
@@ -2482,6 +2489,14 @@ export const ListCardsResponse: MessageFns<ListCardsResponse> = {
             message.cards.push(Card.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2495,13 +2510,19 @@ export const ListCardsResponse: MessageFns<ListCardsResponse> = {
   },
 
   fromJSON(object: any): ListCardsResponse {
-    return { cards: globalThis.Array.isArray(object?.cards) ? object.cards.map((e: any) => Card.fromJSON(e)) : [] };
+    return {
+      cards: globalThis.Array.isArray(object?.cards) ? object.cards.map((e: any) => Card.fromJSON(e)) : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
+    };
   },
 
   toJSON(message: ListCardsResponse): unknown {
     const obj: any = {};
     if (message.cards?.length) {
       obj.cards = message.cards.map((e) => Card.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
     }
     return obj;
   },
@@ -2512,6 +2533,7 @@ export const ListCardsResponse: MessageFns<ListCardsResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListCardsResponse>, I>>(object: I): ListCardsResponse {
     const message = createBaseListCardsResponse();
     message.cards = object.cards?.map((e) => Card.fromPartial(e)) || [];
+    message.more = object.more ?? false;
     return message;
   },
 };
@@ -3375,13 +3397,16 @@ export const ListAsksRequest: MessageFns<ListAsksRequest> = {
 };
 
 function createBaseListAsksResponse(): ListAsksResponse {
-  return { asks: [] };
+  return { asks: [], more: false };
 }
 
 export const ListAsksResponse: MessageFns<ListAsksResponse> = {
   encode(message: ListAsksResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.asks) {
       Ask.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
     }
     return writer;
   },
@@ -3407,6 +3432,14 @@ export const ListAsksResponse: MessageFns<ListAsksResponse> = {
             message.asks.push(Ask.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3420,13 +3453,19 @@ export const ListAsksResponse: MessageFns<ListAsksResponse> = {
   },
 
   fromJSON(object: any): ListAsksResponse {
-    return { asks: globalThis.Array.isArray(object?.asks) ? object.asks.map((e: any) => Ask.fromJSON(e)) : [] };
+    return {
+      asks: globalThis.Array.isArray(object?.asks) ? object.asks.map((e: any) => Ask.fromJSON(e)) : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
+    };
   },
 
   toJSON(message: ListAsksResponse): unknown {
     const obj: any = {};
     if (message.asks?.length) {
       obj.asks = message.asks.map((e) => Ask.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
     }
     return obj;
   },
@@ -3437,6 +3476,7 @@ export const ListAsksResponse: MessageFns<ListAsksResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListAsksResponse>, I>>(object: I): ListAsksResponse {
     const message = createBaseListAsksResponse();
     message.asks = object.asks?.map((e) => Ask.fromPartial(e)) || [];
+    message.more = object.more ?? false;
     return message;
   },
 };
