@@ -1,0 +1,88 @@
+// The plans PostgreSQL keeps for the reads of every agent's call (PgSessionReads), on a relay whose data is lopsided
+// as a busy one's is: 10,000 sessions of one user, 10,000 messages in one conversation. Each plan, custom and generic,
+// reads what the answer needs through an index and is never compiled with JIT: with the pending note as columns of
+// every listed row, the listing's estimate passed jit_above_cost and each call spent 30–600 ms compiling it (issue 46).
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@relay/testing';
+import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
+import { PENDING_PREVIEWS, PENDING_ROLES } from '../src/domain/external/external-inbox.ts';
+
+const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
+const NOW = new Date('2026-12-07T10:00:00.000Z');
+const SINCE = new Date(NOW.getTime() - 3_600_000);
+/** A page of list_sessions, and one row more (PgSessionReads reads it to tell whether there are more). */
+const PAGE = { limit: 100, offset: 0 };
+
+let database: TestDatabase;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  database = await createTestDatabase({ migrationsDir });
+  // One connection: the one the statements are prepared on.
+  pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  await pool.query(`INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', $1)`, [NOW]);
+  await pool.query(`INSERT INTO groups (id, user_id, name, made_by, created_at, last_activity_at) VALUES ('g1', 'u1', 'Crew', 'user', $1, $1)`, [NOW]);
+  // The agent, the long conversation, a group's head and member, and 10,000 more sessions, all of one user.
+  await pool.query(
+    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at, group_id, group_role)
+     VALUES ('agent', 'u1', 'My editor', 'external', '', 'external', 'idle', '', $1, $1, NULL, NULL),
+            ('talk', 'u1', 'Long talk', 'script', '', 'hosted', 'idle', '', $1, $1, NULL, NULL),
+            ('head', 'u1', 'Lead', 'script', '', 'hosted', 'idle', '', $1, $1, 'g1', 'head'),
+            ('member', 'u1', 'Hand', 'script', '', 'hosted', 'idle', '', $1, $1, 'g1', 'member')`,
+    [NOW],
+  );
+  await pool.query(
+    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at)
+     SELECT 's-' || n, 'u1', 'Session ' || n, 'script', '', 'hosted', 'idle', '', $1::timestamp - n * interval '1 minute', $1::timestamp - n * interval '1 minute'
+       FROM generate_series(1, 10000) AS n`,
+    [NOW],
+  );
+  await pool.query(
+    `INSERT INTO messages (id, session_id, role, text, created_at)
+     SELECT 'm-' || n, 'talk', CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END, repeat('A line of the conversation. ', 8), $1::timestamp - (10000 - n) * interval '1 second'
+       FROM generate_series(1, 10000) AS n`,
+    [NOW],
+  );
+  await pool.query(`INSERT INTO messages (id, session_id, role, text, created_at) VALUES ('wake', 'agent', 'event', '[relay event] turn_end', $1)`, [NOW]);
+  await pool.query('ANALYZE');
+  // Each statement prepared once, on the pool's one connection.
+  const reads = new PgSessionReads(pool);
+  await reads.listSessions('u1', { archived: false }, PAGE, SINCE, 'agent');
+  await reads.readSession('talk', 10, SINCE, 'agent');
+  await reads.pending('agent');
+});
+
+afterAll(async () => {
+  await pool?.end();
+  await database?.drop();
+});
+
+const roles = `'{${PENDING_ROLES.join(',')}}'`;
+const STATEMENTS = {
+  list_sessions: `session_reads_list('u1', '${SINCE.toISOString()}', false, 'agent', ${roles}, ${PENDING_PREVIEWS}, ${PAGE.limit + 1}, 0)`,
+  read_session: `session_reads_read('talk', '${SINCE.toISOString()}', 10, 'agent', ${roles}, ${PENDING_PREVIEWS})`,
+  'the pending note': `session_reads_pending('{agent}', ${roles}, ${PENDING_PREVIEWS})`,
+};
+
+/** The plan PostgreSQL runs `execute` with in plan_cache_mode `mode`, with what it did (EXPLAIN ANALYZE; with its costs, which is where it tells JIT). */
+async function planOf(execute: string, mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SET plan_cache_mode = ${mode}`);
+    const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) EXECUTE ${execute}`);
+    return rows.map((row) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('RESET plan_cache_mode');
+    client.release();
+  }
+}
+
+describe.each(Object.entries(STATEMENTS))('%s', (_read, execute) => {
+  it.each(['force_custom_plan', 'force_generic_plan'] as const)('reads through indexes, without JIT, in plan_cache_mode %s', async (mode) => {
+    const plan = await planOf(execute, mode);
+    expect(plan).not.toContain('JIT');
+    expect(plan).not.toMatch(/Seq Scan on (messages|sessions)/);
+  });
+});
