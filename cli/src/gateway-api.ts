@@ -165,9 +165,10 @@ export class GatewayApi {
     return this.#api().patch('/api/v1/settings', { body: change });
   }
 
-  /** The ⏰ list: the user's schedules (or one conversation's), active and ended in the last hour. */
-  async listSchedules(sessionId?: string): Promise<Schemas['Schedule'][]> {
-    return (await this.#api().get('/api/v1/schedules', { query: { session: sessionId } })).schedules;
+  /** The ⏰ list: the user's schedules (or one conversation's), active and ended in the last hour; `more` past the newest 500. */
+  async listSchedules(sessionId?: string): Promise<{ schedules: Schemas['Schedule'][]; more: boolean }> {
+    const { schedules, more } = await this.#api().get('/api/v1/schedules', { query: { session: sessionId } });
+    return { schedules, more };
   }
 
   /** Cancel in the ⏰ list: ends a schedule. */

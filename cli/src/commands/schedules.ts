@@ -16,13 +16,16 @@ export async function runSchedules(options: { sessionId?: string; cancel?: strin
     io.out.write(options.json ? `${JSON.stringify({ schedule }, null, 2)}\n` : `${options.cancel} cancelled.\n`);
     return 0;
   }
-  const schedules = await api.listSchedules(options.sessionId === undefined ? undefined : await resolveSession(api, options.sessionId));
-  io.out.write(options.json ? `${JSON.stringify({ schedules }, null, 2)}\n` : `${formatSchedules(schedules)}\n`);
+  const { schedules, more } = await api.listSchedules(options.sessionId === undefined ? undefined : await resolveSession(api, options.sessionId));
+  io.out.write(options.json ? `${JSON.stringify({ schedules, more }, null, 2)}\n` : `${formatSchedules(schedules, more)}\n`);
   return 0;
 }
 
-/** The schedules as an aligned table: id, title, where it fires, cadence, its next time or how it ended, firings. */
-export function formatSchedules(schedules: readonly Schemas['Schedule'][]): string {
+/**
+ * The schedules as an aligned table: id, title, where it fires, cadence, its next time or how it ended, firings; with
+ * `more`, a line saying the relay listed only the newest 500.
+ */
+export function formatSchedules(schedules: readonly Schemas['Schedule'][], more = false): string {
   if (schedules.length === 0) return 'No schedules.';
   const rows = schedules.map((s) => {
     const cadence = s.once ? 'once' : `every ${s.everyMinutes} min`;
@@ -33,5 +36,6 @@ export function formatSchedules(schedules: readonly Schemas['Schedule'][]): stri
   return [
     formatTable(['ID', 'TITLE', 'FIRES INTO', 'CADENCE', 'STATE', 'FIRED'], rows),
     'Repeats keep a grid of UTC minutes; daylight-saving changes do not move them.',
+    ...(more ? ['More schedules are listed than show here: the newest 500 do.'] : []),
   ].join('\n');
 }

@@ -60,6 +60,11 @@ export function Schedules() {
           </tbody>
         </table>
       ) : null}
+      {list.data?.more ? (
+        <p class="muted" role="status">
+          You have more schedules than show here: the newest 500 do.
+        </p>
+      ) : null}
     </main>
   );
 }

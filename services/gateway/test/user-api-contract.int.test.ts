@@ -259,7 +259,7 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
     setPairingSettings: async () => ({ settings: { acceptPrompts: true } }),
   };
   const schedules = {
-    listSchedules: async () => ({ schedules: [schedule] }),
+    listSchedules: async () => ({ schedules: [schedule], more: false }),
     endSchedule: async () => ({ schedule: { ...schedule, endedAt: NOW, endReason: 'unscheduled' } }),
   };
   const subscriptions = {

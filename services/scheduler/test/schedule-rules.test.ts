@@ -16,7 +16,7 @@ import {
 } from '../src/domain/firing.ts';
 import { nextGridTime } from '../src/domain/grid.ts';
 import {
-  isListed,
+  listedSince,
   newScheduleId,
   parseInstant,
   planSchedule,
@@ -236,9 +236,7 @@ describe('due times', () => {
     expect(firingId('sch_1', t('2026-11-01T00:00:00Z'))).toBe(firingId('sch_1', t('2026-11-01T00:00:00.000Z')));
   });
   it('ended schedules are listed for an hour', () => {
-    expect(isListed({ endedAt: null }, NOW)).toBe(true);
-    expect(isListed({ endedAt: t('2026-11-01T11:00:00Z') }, NOW)).toBe(true);
-    expect(isListed({ endedAt: t('2026-11-01T10:59:59Z') }, NOW)).toBe(false);
+    expect(listedSince(NOW)).toEqual(t('2026-11-01T11:00:00Z'));
   });
   it('the prompt header says it is automated and approves nothing', () => {
     expect(scheduledPromptHeader('sch_1', 'Tick', 10)).toBe(

@@ -1802,6 +1802,8 @@ export interface paths {
                             schedules: components["schemas"]["Schedule"][];
                             /** @description How repeats keep to their grid. */
                             note: string;
+                            /** @description More schedules are listed than the answer holds: it holds the newest 500, the oldest first. */
+                            more: boolean;
                         };
                     };
                 };

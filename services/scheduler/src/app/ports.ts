@@ -61,8 +61,11 @@ export interface ScheduleStore {
    * setter, read under a lock on both conversations, so racing creates count one after the other; `plan` may throw.
    */
   create(request: { targetSessionId: string; settingSessionId: string }, plan: (active: Schedule[]) => Schedule): Promise<Schedule>;
-  /** Schedules of a conversation (firing into it or set by it), or of the user when sessionId is empty. */
-  list(userId: string, sessionId: string): Promise<Schedule[]>;
+  /**
+   * Schedules of a conversation (firing into it or set by it), or of the user when sessionId is empty, that are active
+   * or ended at or after `endedSince`: the newest `limit` of them, the newest first.
+   */
+  list(userId: string, sessionId: string, endedSince: Date, limit: number): Promise<Schedule[]>;
   find(scheduleId: string): Promise<Schedule | undefined>;
   /** Ends the schedule if it is still active; false when it had already ended. */
   endIfActive(scheduleId: string, reason: EndReason, now: Date): Promise<Schedule | undefined>;

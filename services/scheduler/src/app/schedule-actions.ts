@@ -5,7 +5,7 @@
 import { scheduleNotFound } from '../domain/errors.ts';
 import { isFiringId } from '../domain/firing.ts';
 import type { ScheduleStore } from './ports.ts';
-import { isListed, newScheduleId, planSchedule, scheduleCounts, type EndReason, type Schedule, type ScheduleRequest } from '../domain/schedule.ts';
+import { listedSince, newScheduleId, planSchedule, scheduleCounts, type EndReason, type Schedule, type ScheduleRequest } from '../domain/schedule.ts';
 
 export interface ScheduleDeps {
   store: ScheduleStore;
@@ -27,9 +27,17 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
   return deps.store.create(request, (active) => planSchedule(request, scheduleCounts(active, request), id, now));
 }
 
-/** The listed schedules of a conversation (firing into it or set by it), or of the user when sessionId is "". */
-export async function listSchedules(store: ScheduleStore, userId: string, sessionId: string, now: Date): Promise<Schedule[]> {
-  return (await store.list(userId, sessionId)).filter((schedule) => isListed(schedule, now));
+/** The most schedules one listing answers: a user's spans every one of their sessions. */
+const LIST_LIMIT = 500;
+
+/**
+ * The listed schedules of a conversation (firing into it or set by it), or of the user when sessionId is "": active
+ * ones and those ended in the last ENDED_VISIBLE_MS, the oldest first; the newest LIST_LIMIT of them, with `more` when
+ * more are listed than that (one more is read to tell).
+ */
+export async function listSchedules(store: ScheduleStore, userId: string, sessionId: string, now: Date): Promise<{ schedules: Schedule[]; more: boolean }> {
+  const newest = await store.list(userId, sessionId, listedSince(now), LIST_LIMIT + 1);
+  return { schedules: newest.slice(0, LIST_LIMIT).reverse(), more: newest.length > LIST_LIMIT };
 }
 
 /**

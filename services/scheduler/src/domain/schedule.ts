@@ -140,9 +140,9 @@ export function planSchedule(request: ScheduleRequest, counts: ScheduleCounts, i
   };
 }
 
-/** Whether a schedule shows in list_schedules at `now`: active, or ended within the last hour. */
-export function isListed(schedule: Pick<Schedule, 'endedAt'>, now: Date): boolean {
-  return schedule.endedAt === null || now.getTime() - schedule.endedAt.getTime() <= ENDED_VISIBLE_MS;
+/** The earliest end of a schedule list_schedules shows at `now`: active ones show, and those ended within the last hour. */
+export function listedSince(now: Date): Date {
+  return new Date(now.getTime() - ENDED_VISIBLE_MS);
 }
 
 /**

@@ -41,7 +41,8 @@ export function schedulerGrpc(deps: ScheduleDeps & { clock: Clock; logger: Logge
     },
     listSchedules: async (request) => {
       const now = deps.clock.now();
-      return { schedules: (await listSchedules(deps.store, request.userId, request.sessionId, now)).map((schedule) => toMessage(schedule, now)) };
+      const { schedules, more } = await listSchedules(deps.store, request.userId, request.sessionId, now);
+      return { schedules: schedules.map((schedule) => toMessage(schedule, now)), more };
     },
     endSchedule: async (request) => {
       const now = deps.clock.now();

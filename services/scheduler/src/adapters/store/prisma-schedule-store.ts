@@ -45,9 +45,10 @@ export class PrismaScheduleStore implements ScheduleStore {
     });
   }
 
-  async list(userId: string, sessionId: string): Promise<Schedule[]> {
-    const where = sessionId === '' ? { userId } : { userId, OR: [{ targetSessionId: sessionId }, { settingSessionId: sessionId }] };
-    const rows = await this.prisma.schedule.findMany({ where, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  async list(userId: string, sessionId: string, endedSince: Date, limit: number): Promise<Schedule[]> {
+    const shown = { OR: [{ endedAt: null }, { endedAt: { gte: endedSince } }] };
+    const where = sessionId === '' ? { userId, ...shown } : { userId, AND: [shown, { OR: [{ targetSessionId: sessionId }, { settingSessionId: sessionId }] }] };
+    const rows = await this.prisma.schedule.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: limit });
     return rows.map(toSchedule);
   }
 

@@ -22,7 +22,11 @@ const ScheduleParams = z.object({ id: z.string().min(1) });
 /** Registers GET /api/v1/schedules and DELETE /api/v1/schedules/:id on `app`. */
 export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRouteDeps): void {
   const api = typed(app);
-  const Listed = z.strictObject({ schedules: z.array(Schedule), note: z.string().describe('How repeats keep to their grid.') });
+  const Listed = z.strictObject({
+    schedules: z.array(Schedule),
+    note: z.string().describe('How repeats keep to their grid.'),
+    more: z.boolean().describe('More schedules are listed than the answer holds: it holds the newest 500, the oldest first.'),
+  });
   api.get('/api/v1/schedules', { schema: { querystring: ListQuery, response: answers(Listed) }, attachValidation: true }, async (request, reply) => {
     const userId = await userOf(deps, request, reply);
     if (userId === undefined || !deps.schedules) return deps.schedules ? reply : unsupported(reply);
@@ -30,7 +34,7 @@ export function registerScheduleRoutes(app: FastifyInstance, deps: ScheduleRoute
     const scheduler = deps.schedules;
     const listed = await callOwner(reply, deps.logger, () => scheduler.listSchedules({ userId, sessionId: request.query.session ?? '' }));
     if (listed === undefined) return reply;
-    return { schedules: listed.schedules.map(scheduleView), note: GRID_NOTE };
+    return { schedules: listed.schedules.map(scheduleView), note: GRID_NOTE, more: listed.more };
   });
 
   // Cancel in the ⏰ list: ends the schedule with endReason "unscheduled".

@@ -93,8 +93,11 @@ export interface ListSchedulesRequest {
   sessionId: string;
 }
 
+/** The oldest first: the newest 500 of them. */
 export interface ListSchedulesResponse {
   schedules: Schedule[];
+  /** More schedules are listed than the answer holds: it holds the newest 500. */
+  more: boolean;
 }
 
 export interface EndScheduleRequest {
@@ -1013,13 +1016,16 @@ export const ListSchedulesRequest: MessageFns<ListSchedulesRequest> = {
 };
 
 function createBaseListSchedulesResponse(): ListSchedulesResponse {
-  return { schedules: [] };
+  return { schedules: [], more: false };
 }
 
 export const ListSchedulesResponse: MessageFns<ListSchedulesResponse> = {
   encode(message: ListSchedulesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.schedules) {
       Schedule.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.more !== false) {
+      writer.uint32(16).bool(message.more);
     }
     return writer;
   },
@@ -1045,6 +1051,14 @@ export const ListSchedulesResponse: MessageFns<ListSchedulesResponse> = {
             message.schedules.push(Schedule.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.more = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1062,6 +1076,7 @@ export const ListSchedulesResponse: MessageFns<ListSchedulesResponse> = {
       schedules: globalThis.Array.isArray(object?.schedules)
         ? object.schedules.map((e: any) => Schedule.fromJSON(e))
         : [],
+      more: isSet(object.more) ? globalThis.Boolean(object.more) : false,
     };
   },
 
@@ -1069,6 +1084,9 @@ export const ListSchedulesResponse: MessageFns<ListSchedulesResponse> = {
     const obj: any = {};
     if (message.schedules?.length) {
       obj.schedules = message.schedules.map((e) => Schedule.toJSON(e));
+    }
+    if (message.more !== false) {
+      obj.more = message.more;
     }
     return obj;
   },
@@ -1079,6 +1097,7 @@ export const ListSchedulesResponse: MessageFns<ListSchedulesResponse> = {
   fromPartial<I extends Exact<DeepPartial<ListSchedulesResponse>, I>>(object: I): ListSchedulesResponse {
     const message = createBaseListSchedulesResponse();
     message.schedules = object.schedules?.map((e) => Schedule.fromPartial(e)) || [];
+    message.more = object.more ?? false;
     return message;
   },
 };
