@@ -1,12 +1,13 @@
 // External sessions' calls in flight in a real PostgreSQL: one row per call, the latest expiry per session, a
-// release removes only its call, a hold clears the session's lapsed rows, a batch renews only the holds in force (each
-// announced), and a session's removal takes its rows.
+// release removes only its call, a hold clears the session's lapsed rows, a batch renews only the holds in force (a
+// call announced again only once its lease reaches past what was announced), and a session's removal takes its rows.
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaExternalCalls } from '../src/adapters/store/prisma-external-calls.ts';
+import { HOLD_ANNOUNCED_PAST_LEASE_MS } from '../src/domain/external/external-calls.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-03T10:00:00.000Z');
@@ -21,7 +22,7 @@ beforeAll(async () => {
   prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url }) });
   calls = new PrismaExternalCalls(prisma);
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
-  for (const id of ['editor', 'cursor']) {
+  for (const id of ['editor', 'cursor', 'ide']) {
     await prisma.session.create({
       data: { id, userId: 'u1', title: id, provider: 'external', model: '', origin: 'external', state: 'idle', cwd: '', createdAt: NOW, lastActivityAt: NOW },
     });
@@ -85,6 +86,29 @@ it('renews the holds in force in one batch, announcing each, and answers the one
   ]);
   expect((await announced()) - before).toBe(2);
   expect(await calls.renew([], at(220_000), at(160_000))).toEqual([]);
+});
+
+it('announces a held call past its lease, and again only when a renewal’s lease reaches past what was announced', async () => {
+  const announced = async () =>
+    (await prisma.outboxMessage.findMany({ where: { subject: { endsWith: 'external_call_held' } }, orderBy: { createdAt: 'asc' } }))
+      .map((row) => row.payload as { sessionId: string; heldUntil: string })
+      .filter((payload) => payload.sessionId === 'ide')
+      .map((payload) => new Date(payload.heldUntil));
+  await calls.hold('ide', 'c1', at(60_000), NOW, 'u1');
+  expect(await announced()).toEqual([at(60_000 + HOLD_ANNOUNCED_PAST_LEASE_MS)]);
+
+  // Renewed every third of the lease: the leases up to what was announced announce nothing.
+  for (let now = 20_000; now <= HOLD_ANNOUNCED_PAST_LEASE_MS; now += 20_000) {
+    expect(await calls.renew([{ sessionId: 'ide', callId: 'c1' }], at(now + 60_000), at(now))).toEqual([]);
+  }
+  expect(await announced()).toHaveLength(1);
+  expect(await calls.latestExpiries(['ide'])).toEqual(new Map([['ide', at(HOLD_ANNOUNCED_PAST_LEASE_MS + 60_000)]]));
+
+  // The next lease reaches past it: announced once, as far past that lease, whatever the renewals in the same batch.
+  const past = HOLD_ANNOUNCED_PAST_LEASE_MS + 80_000;
+  await calls.renew([{ sessionId: 'ide', callId: 'c1' }], at(past), at(past - 60_000));
+  await calls.renew([{ sessionId: 'ide', callId: 'c1' }], at(past), at(past - 60_000));
+  expect(await announced()).toEqual([at(60_000 + HOLD_ANNOUNCED_PAST_LEASE_MS), at(past + HOLD_ANNOUNCED_PAST_LEASE_MS)]);
 });
 
 it('a removed session takes its holds with it', async () => {
