@@ -351,6 +351,20 @@ describe('reads answered at once (immediate-read.ts)', () => {
     expect(batched).toEqual(answered);
   });
 
+  // This gateway has no subscription service: list_subscriptions answers its refusal, the same either way.
+  it.each([
+    ['list_questions', { ok: true, relay: 'desk' }],
+    ['list_subscriptions', { ok: false, code: 'REMOTE_RELAY_UNSUPPORTED' }],
+  ])('answers a %s of this relay in one JSON body too, the result the SDK gives in a batch', async (action, expected) => {
+    const read = { ...listSessions('w-1'), params: { name: 'relay_tool', arguments: { action } } };
+    const once = await post(read);
+    expect(once.headers.get('content-type')).toMatch(/^application\/json/);
+    const answered = (await once.json()) as { result: { content: { text: string }[] } };
+    expect(JSON.parse(answered.result.content[0]!.text)).toMatchObject(expected);
+    const [batched] = await eventsOf(await post([read]));
+    expect(batched).toEqual(answered);
+  });
+
   it('answers a refused read in one JSON body too, as a tool result with isError', async () => {
     const response = await post({ ...listSessions(7), params: { name: 'relay_tool', arguments: { action: 'list_sessions', relay: 'this', scope: 'nope' } } });
     expect(response.status).toBe(200);

@@ -130,8 +130,6 @@ export interface WatchTransaction extends PipelineTransaction {
   activeSubscriptionsOfUser(userId: string): Promise<Subscription[]>;
   /** The ids of the active subscriptions watching the paired relay (of one user, or of all when userId is null). */
   activeRelaySubscriptionIds(relay: string, userId: string | null): Promise<string[]>;
-  /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first. */
-  listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
   /** The subscription, its row locked; undefined when there is none. */
   lockSubscription(id: string): Promise<Subscription | undefined>;
   /** Moves the subscriptions from one watcher to another, with their events not delivered yet the other has not. */
@@ -152,6 +150,8 @@ export interface WatchTransaction extends PipelineTransaction {
 
 /** WatchTransaction's statements on their own, or together in one transaction. */
 export interface WatchStore extends WatchTransaction {
+  /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first (list_subscriptions). */
+  listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
   /** Runs `work` in one transaction: all its writes commit or none. */
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
   /**

@@ -1,9 +1,11 @@
 /**
  * Subscriptions, watchers and their events in PostgreSQL, statement by statement (the use cases in app/ decide what
  * to read and write): the pipeline's statements in plain SQL (sql-watch-statements.ts), run on a `pg` connection in
- * `pipelineTransaction`; the others, seldom made, through Prisma's client.
+ * `pipelineTransaction`; list_subscriptions' rows, which can be many, as a prepared statement on the pool; the others,
+ * seldom made or of a row or two, through Prisma's client.
  */
 import type { OutboxRow } from '@relay/bus';
+import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type pg from 'pg';
 import type { PipelineTransaction, WatchStore, WatchTransaction } from '../../app/ports.ts';
 import type { WatcherState } from '../../domain/delivery/index.ts';
@@ -11,10 +13,21 @@ import { EMPTY_WATCHER_STATE, type WatcherEvent } from '../../domain/subscriptio
 import type { Subscription } from '../../domain/subscriptions/subscription.ts';
 import type { Prisma, PrismaClient } from '../../generated/prisma/client.ts';
 import { pgTransaction } from './sql-statement.ts';
-import { SqlWatchStatements, toSubscription } from './sql-watch-statements.ts';
+import { SqlWatchStatements, SUBSCRIPTION_COLUMN_LIST, toSubscription, type SubscriptionRow } from './sql-watch-statements.ts';
 import { stateFromJson, stateToJson } from './watch-codec.ts';
 
 type Tx = Prisma.TransactionClient;
+
+/**
+ * list_subscriptions' rows in plain SQL on the pool Prisma's client uses (docs/adr/0024): a watcher's subscriptions
+ * can be many (1,000 cost the service 6–7 ms of CPU a call through Prisma's client, most of it mapping the rows).
+ */
+const LISTED: PreparedRead = {
+  name: 'watch_listed_subscriptions',
+  text: `SELECT ${SUBSCRIPTION_COLUMN_LIST} FROM subscriptions
+          WHERE watcher_session_id = $1 AND (ended_at IS NULL OR ended_at >= $2)
+          ORDER BY created_at, id`,
+};
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -94,14 +107,6 @@ class PrismaWatchStatements extends SqlWatchStatements implements WatchTransacti
     return rows.map((row) => row.id);
   }
 
-  async listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]> {
-    const rows = await this.db.subscription.findMany({
-      where: { watcherSessionId, OR: [{ endedAt: null }, { endedAt: { gte: endedSince } }] },
-      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-    });
-    return rows.map(toSubscription);
-  }
-
   async lockSubscription(id: string): Promise<Subscription | undefined> {
     await this.db.$queryRaw`SELECT id FROM subscriptions WHERE id = ${id} FOR UPDATE`;
     const row = await this.db.subscription.findUnique({ where: { id } });
@@ -162,6 +167,11 @@ export class PrismaWatchStore extends PrismaWatchStatements implements WatchStor
     this.#prisma = prisma;
     this.#pool = pool;
     this.#publish = publish;
+  }
+
+  async listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]> {
+    const { rows } = await preparedRead<SubscriptionRow>(this.#pool, LISTED, [watcherSessionId, endedSince]);
+    return rows.map(toSubscription);
   }
 
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T> {

@@ -57,12 +57,12 @@ type EventRow = {
 /** A session_activity row as Prisma's client reads it (camelCase). */
 export type SessionActivityRow = Omit<SessionActivity, 'runs' | 'state'> & { state: string; runs: unknown };
 
-const SUBSCRIPTION_COLUMNS = raw(
-  `id, user_id AS "userId", watcher_session_id AS "watcherSessionId", relay, scope, sessions, exclude, events, once, match,
+/** A subscriptions row's columns as SubscriptionRow names them. */
+export const SUBSCRIPTION_COLUMN_LIST = `id, user_id AS "userId", watcher_session_id AS "watcherSessionId", relay, scope, sessions, exclude, events, once, match,
    stalled_minutes AS "stalledMinutes", heartbeat_minutes AS "heartbeatMinutes", digest_minutes AS "digestMinutes",
    quiet_hours AS "quietHours", created_at AS "createdAt", last_delivered_at AS "lastDeliveredAt", ended_at AS "endedAt",
-   end_reason AS "endReason"`,
-);
+   end_reason AS "endReason"`;
+const SUBSCRIPTION_COLUMNS = raw(SUBSCRIPTION_COLUMN_LIST);
 const EVENT_COLUMNS = raw(
   `id, watcher_session_id AS "watcherSessionId", source_event_id AS "sourceEventId", event, subscription_ids AS "subscriptionIds",
    status, release_at AS "releaseAt", deliver_at AS "deliverAt", held_by AS "heldBy", cap_digest AS "capDigest",

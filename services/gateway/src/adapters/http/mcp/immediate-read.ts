@@ -1,7 +1,7 @@
 /**
  * relay_tool's reads of this relay that answer at once (the actions marked `answersAtOnce`: list_sessions,
- * read_session and relay_info), by a 2025-era client, are answered on POST /mcp without the MCP SDK's server and
- * transport (docs/adr/0026).
+ * read_session, relay_info, list_questions and list_subscriptions), by a 2025-era client, are answered on POST /mcp
+ * without the MCP SDK's server and transport (docs/adr/0026).
  * Without MCP sessions the SDK builds both for every POST, turns Node's request into a web Request and the answer back, and parses the message with its schemas
  * again: about 1.4 ms of CPU a call on a two-core machine, where the whole read of the relay costs about 4 ms.
  *

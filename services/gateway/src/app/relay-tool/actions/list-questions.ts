@@ -26,6 +26,7 @@ export const listQuestions = defineAction({
   args: argumentsOf('relay', 'session'),
   relay: 'optional',
   write: false,
+  answersAtOnce: true,
   inboxBlind: true,
   toPaired: { level: 'read', forwarded: false },
   handler: runListQuestions,

@@ -20,6 +20,7 @@ export const listSubscriptions = defineAction({
   args: argumentsOf('relay', 'watcher'),
   relay: 'optional',
   write: false,
+  answersAtOnce: true,
   inboxBlind: true,
   toPaired: { level: 'read', forwarded: false },
   handler: runListSubscriptions,
