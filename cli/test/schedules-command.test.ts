@@ -49,7 +49,7 @@ describe('relay schedules', () => {
   });
 
   it('says so under the table when the relay listed only the newest 500', () => {
-    const one = { ...schedule, id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, nextFireAt: '2026-11-02T02:00:00.000Z' };
+    const one = { ...schedule, id: 'sch_1', title: 'Nightly', session: { id: 's1', title: 'Desk' }, nextFireAt: '2026-11-02T02:00:00.000Z', firedCount: 0 };
     expect(formatSchedules([one], true).split('\n').at(-1)).toBe('More schedules are listed than show here: the newest 500 do.');
     expect(formatSchedules([one], false)).not.toContain('More schedules');
   });

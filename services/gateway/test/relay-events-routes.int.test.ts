@@ -86,7 +86,10 @@ const questions: QuestionClient = {
     if (!request.dryRun) asks.push(ask);
     return { ask };
   },
-  listAsks: async ({ userId, askingSessionId }) => ({ asks: asks.filter((ask) => ask.userId === userId && ask.askingSessionId === askingSessionId) }),
+  listAsks: async ({ userId, askingSessionId }) => ({
+    asks: asks.filter((ask) => ask.userId === userId && ask.askingSessionId === askingSessionId),
+    more: false,
+  }),
   withdrawAsk: async ({ userId, askingSessionId, askId }) => {
     const ask = asks.find((one) => one.id === askId && one.userId === userId && one.askingSessionId === askingSessionId);
     if (ask === undefined) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `no question ${askId}`);

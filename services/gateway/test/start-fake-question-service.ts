@@ -65,7 +65,7 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
               const cards = fake.cards
                 .filter((card) => card.userId === request.userId && (request.sessionId === '' || card.sessionId === request.sessionId))
                 .filter((card) => !request.pendingOnly || card.status === CardStatus.CARD_STATUS_PENDING);
-              return { cards: cards.sort((a, b) => b.createdAt!.getTime() - a.createdAt!.getTime()) };
+              return { cards: cards.sort((a, b) => b.createdAt!.getTime() - a.createdAt!.getTime()), more: false };
             },
             decideCard: async (request) => {
               fake.decided.push(request);
@@ -87,7 +87,7 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
             },
             cancelCards: async () => ({ cancelled: 0 }),
             // Asks are tested against the real question service (e2e); here there are none.
-            listAsks: async () => ({ asks: [] }),
+            listAsks: async () => ({ asks: [], more: false }),
             ask: async () => {
               throw new AppError('REMOTE_RELAY_UNSUPPORTED', 'unimplemented', 'not in the fake');
             },

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
-import { listSchedules } from '../src/app/schedule-actions.ts';
+import { createSchedule, listSchedules } from '../src/app/schedule-actions.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaScheduleStore } from '../src/adapters/store/prisma-schedule-store.ts';
 
@@ -77,4 +77,27 @@ it('lists the newest 500 and says there are more only when there are', async () 
   expect([listed.schedules.length, listed.more, listed.schedules[0]!.id, listed.schedules.at(-1)!.id]).toEqual([500, true, 'sch_499', 'sch_000']);
   await prisma.schedule.update({ where: { id: 'sch_000' }, data: { endedAt: minutesAgo(120) } });
   expect(await listSchedules(store, 'u1', '', NOW)).toMatchObject({ more: false });
+});
+
+it("a dry run counts a target's active schedules however many newer ones the user has", async () => {
+  // Twenty firing into s1 (the most one conversation takes), older than 500 elsewhere: the listing does not hold them.
+  await prisma.schedule.createMany({
+    data: [
+      ...Array.from({ length: 20 }, (_, n) => row(`into-s1-${n}`, 1000 + n, 's1', null)),
+      ...Array.from({ length: 500 }, (_, n) => row(`elsewhere-${n}`, n + 1, `x${n}`, null)),
+    ],
+  });
+  const request = {
+    userId: 'u1',
+    settingSessionId: 's1',
+    settingSessionTitle: 'One',
+    targetSessionId: 's1',
+    targetSessionTitle: 'One',
+    title: 'One more',
+    text: 'reply tick',
+    at: '',
+    everyMinutes: 60,
+    provenance: { originRelay: 'desk', originSessionId: 's1', originSessionTitle: 'One', model: 'script-1', hops: 0 },
+  };
+  await expect(createSchedule({ store, randomHex: () => 'abcdefabcdef' }, request, NOW, true)).rejects.toMatchObject({ code: 'REMOTE_RELAY_SCHEDULE_LIMIT' });
 });

@@ -38,12 +38,12 @@ export function startFakeQuestionOwner(state: OwnersState, logger: Logger): Prom
         cards.push(card);
         return { card };
       },
-      listCards: async () => ({ cards }),
+      listCards: async () => ({ cards, more: false }),
       cancelCards: async () => ({ cancelled: 0 }),
       // Asks are tested against the real question service (e2e); here only those a test sets about a session.
       listAsks: async (request) => {
         askListings.push(request.aboutSessionId);
-        return { asks: asksAbout.get(request.aboutSessionId) ?? [] };
+        return { asks: asksAbout.get(request.aboutSessionId) ?? [], more: false };
       },
     },
     stream: {

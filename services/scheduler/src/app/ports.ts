@@ -61,6 +61,8 @@ export interface ScheduleStore {
    * setter, read under a lock on both conversations, so racing creates count one after the other; `plan` may throw.
    */
   create(request: { targetSessionId: string; settingSessionId: string }, plan: (active: Schedule[]) => Schedule): Promise<Schedule>;
+  /** The active schedules that fire into the request's target or were set by its setter: what its limits count. */
+  activeAgainst(request: { targetSessionId: string; settingSessionId: string }): Promise<Schedule[]>;
   /**
    * Schedules of a conversation (firing into it or set by it), or of the user when sessionId is empty, that are active
    * or ended at or after `endedSince`: the newest `limit` of them, the newest first.

@@ -21,7 +21,7 @@ export async function createSchedule(deps: ScheduleDeps, request: ScheduleReques
   if (dryRun) {
     // Validation without the counts first, then the limits as they stand.
     planSchedule(request, { firingIntoTarget: 0, setBySetterForOthers: 0 }, id, now);
-    planSchedule(request, scheduleCounts(await deps.store.list(request.userId, ''), request), id, now);
+    planSchedule(request, scheduleCounts(await deps.store.activeAgainst(request), request), id, now);
     return undefined;
   }
   return deps.store.create(request, (active) => planSchedule(request, scheduleCounts(active, request), id, now));

@@ -22,6 +22,11 @@ const SCHEDULE_COLUMNS = Prisma.raw(
  * SELECT … FOR UPDATE SKIP LOCKED inside one interactive transaction, so two replicas never take the
  * same row, and a replica that dies mid-firing rolls its transaction back and loses nothing.
  */
+/** The active schedules a new one's limits count: those firing into its target or set by its setter. */
+function countedAgainst(request: { targetSessionId: string; settingSessionId: string }) {
+  return { endedAt: null, OR: [{ targetSessionId: request.targetSessionId }, { settingSessionId: request.settingSessionId }] };
+}
+
 export class PrismaScheduleStore implements ScheduleStore {
   constructor(private readonly prisma: PrismaClient) {}
 
@@ -35,14 +40,16 @@ export class PrismaScheduleStore implements ScheduleStore {
       for (const key of [...new Set([request.targetSessionId, request.settingSessionId])].sort()) {
         await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock(hashtext($1))', `schedules:${key}`);
       }
-      const active = await tx.schedule.findMany({
-        where: { endedAt: null, OR: [{ targetSessionId: request.targetSessionId }, { settingSessionId: request.settingSessionId }] },
-      });
+      const active = await tx.schedule.findMany({ where: countedAgainst(request) });
       const schedule = plan(active.map(toSchedule));
       // Its firings, each a trace of its own, link back to the call that set it.
       await tx.schedule.create({ data: { ...toRow(schedule), traceParent: activeTraceParent() } });
       return schedule;
     });
+  }
+
+  async activeAgainst(request: { targetSessionId: string; settingSessionId: string }): Promise<Schedule[]> {
+    return (await this.prisma.schedule.findMany({ where: countedAgainst(request) })).map(toSchedule);
   }
 
   async list(userId: string, sessionId: string, endedSince: Date, limit: number): Promise<Schedule[]> {
