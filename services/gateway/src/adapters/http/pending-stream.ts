@@ -37,7 +37,7 @@ export class PendingStreams {
     if (signal.aborted) return;
     const stream: HeldStream = { sessionId, notify, announced: 0, due: false };
     const looks = pendingLooksOf(this.deps.sessions);
-    looks.watch(sessionId, (pending) => void this.#announce(stream, pending), signal);
+    const unwatch = looks.watch(sessionId, (pending) => void this.#announce(stream, pending));
     // Outside the GET request's trace: the timer would carry it.
     const firstLook = outsideTrace(() =>
       setTimeout(() => {
@@ -45,7 +45,14 @@ export class PendingStreams {
         looks.lookSoon([sessionId]);
       }, PENDING_STREAM_FIRST_LOOK_MS).unref(),
     );
-    signal.addEventListener('abort', () => clearTimeout(firstLook), { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        unwatch();
+        clearTimeout(firstLook);
+      },
+      { once: true },
+    );
   }
 
   async #announce(stream: HeldStream, pending: PendingMessages | undefined): Promise<void> {

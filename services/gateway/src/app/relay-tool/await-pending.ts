@@ -15,8 +15,14 @@ export const PENDING_PROGRESS_MS = 10_000;
 export async function awaitPending(context: ActionContext, waitSeconds: number): Promise<PendingMessages | undefined> {
   const { caller, sessions, signal } = context;
   const startedAt = performance.now();
-  const over = new AbortController();
-  const found = pendingLooksOf(sessions).next(caller.sessionId, AbortSignal.any([signal, over.signal]));
+  // What a look finds for the session, or undefined once the agent went away.
+  let settle: (pending: PendingMessages | undefined) => void = () => {};
+  const found = new Promise<PendingMessages | undefined>((resolve) => (settle = resolve));
+  const unwatch = pendingLooksOf(sessions).watch(caller.sessionId, (pending) => {
+    if (pending !== undefined && pending.count > 0) settle(pending);
+  });
+  const gone = () => settle(undefined);
+  signal.addEventListener('abort', gone, { once: true });
   try {
     const { pending } = await sessions.getPendingMessages({ sessionId: caller.sessionId });
     if (pending !== undefined && pending.count > 0) return pending;
@@ -34,6 +40,7 @@ export async function awaitPending(context: ActionContext, waitSeconds: number):
       await context.progress(`waiting for a message in your own conversation (${Math.round(waited / 1000)} s of ${waitSeconds} s)`);
     }
   } finally {
-    over.abort();
+    unwatch();
+    signal.removeEventListener('abort', gone);
   }
 }

@@ -43,37 +43,17 @@ export class PendingLooks {
     this.#written = new MessagesWritten(sessions);
   }
 
-  /** Tells `seen` what each look at `sessionId` finds, until `signal` aborts. */
-  watch(sessionId: string, seen: Seen, signal: AbortSignal): void {
-    if (signal.aborted) return;
+  /** Tells `seen` what each look at `sessionId` finds, until the returned function is called. */
+  watch(sessionId: string, seen: Seen): () => void {
     const watchers = this.#watchers.get(sessionId) ?? new Set();
     watchers.add(seen);
     this.#watchers.set(sessionId, watchers);
-    signal.addEventListener('abort', () => this.#forget(sessionId, seen), { once: true });
     // Outside the calling request's trace: the stream and the timer would carry it for as long as anything is watched.
     outsideTrace(() => {
       this.#unlisten ??= this.#written.listen((news) => this.lookSoon(news.sessionIds, news.lookAll));
       this.#safety ??= setInterval(() => this.lookSoon([], true), SAFETY_LOOK_MS).unref();
     });
-  }
-
-  /** What waits for `sessionId` once a look finds something; undefined once `signal` aborts first. */
-  next(sessionId: string, signal: AbortSignal): Promise<PendingMessages | undefined> {
-    if (signal.aborted) return Promise.resolve(undefined);
-    return new Promise((resolve) => {
-      const found = new AbortController();
-      const done = (pending: PendingMessages | undefined) => {
-        signal.removeEventListener('abort', gone);
-        found.abort();
-        resolve(pending);
-      };
-      const gone = () => done(undefined);
-      signal.addEventListener('abort', gone, { once: true });
-      const seen: Seen = (pending) => {
-        if (pending !== undefined && pending.count > 0) done(pending);
-      };
-      this.watch(sessionId, seen, found.signal);
-    });
+    return () => this.#forget(sessionId, seen);
   }
 
   /** Looks at `sessionIds` (those watched), or at every session watched, as soon as the look running now is done. */
