@@ -165,9 +165,10 @@ export interface TaskEnded {
 }
 
 /**
- * Published on relay.session.v1.external_call_held each time an external session's relay_tool call is held (first,
- * then each renewal): while held, that call is the session's running turn (for all_idle, stalled and heartbeats)
- * until held_until unless held again or released.
+ * Published on relay.session.v1.external_call_held when an external session's relay_tool call is held, and when a
+ * renewal's lease reaches past the held_until announced last (docs/adr/0050): while held, that call is the session's
+ * running turn (for all_idle, stalled and heartbeats) until held_until, 60 s past its lease then, unless held again
+ * or released.
  */
 export interface ExternalCallHeld {
   eventId: string;
