@@ -76,6 +76,7 @@ function httpTable(): Record<string, [string, unknown?][]> {
     'POST /api/v1/sessions/:id/unarchive': [[`/api/v1/sessions/${id}/unarchive`]],
     'GET /api/v1/sessions/:id/wait': [[`/api/v1/sessions/${id}/wait?message_id=${mine.session.messageId}&wait_seconds=0`]],
     'GET /api/v1/sessions/:id/tasks/:taskId/output': [[`/api/v1/sessions/${id}/tasks/task_000000000000/output`]],
+    'GET /api/v1/cards/:id': [[`/api/v1/cards/${mine.card.id}`]],
     'POST /api/v1/cards/:id': [[`/api/v1/cards/${mine.card.id}`, { decision: 'answer', choices: ['No'] }]],
     'POST /api/v1/asks/:id': [[`/api/v1/asks/${mine.askId}`, { decision: 'dismiss' }]],
     'DELETE /api/v1/schedules/:id': [[`/api/v1/schedules/${mine.scheduleId}`]],

@@ -7,16 +7,19 @@ import { linkTo } from '../router.ts';
 import { useApi } from '../use-api.ts';
 
 export function CardPage({ id }: { id: string }) {
-  const cards = useApi('/api/v1/cards', {}, 'inbox');
-  const card = cards.data?.cards.find((one) => one.id === id);
+  // Read by its id: the listing holds only the newest cards, and this one may be older.
+  const read = useApi('/api/v1/cards/{id}', { path: { id } }, 'inbox');
+  const card = read.data?.card;
+  // No such card of this user: a sentence, not an error.
+  const unknown = read.error?.code === 'REMOTE_RELAY_NOT_FOUND';
   const titles = useSessionTitles(card === undefined ? [] : [card.sessionId]);
   const sessionTitle = card === undefined ? '' : (titles.get(card.sessionId) ?? '');
   return (
     <main id="main">
       <h1>Card</h1>
-      <ErrorNote error={cards.error} />
-      {cards.loading && !cards.data ? <p class="muted">Loading…</p> : null}
-      {cards.data && card === undefined ? (
+      <ErrorNote error={unknown ? undefined : read.error} />
+      {read.loading && !read.data ? <p class="muted">Loading…</p> : null}
+      {unknown ? (
         <p class="muted">
           No card of yours has this id. The <a {...linkTo('/inbox')}>Inbox</a> lists every card waiting for you.
         </p>

@@ -122,6 +122,20 @@ describe('GET /api/v1/cards', () => {
   });
 });
 
+describe('GET /api/v1/cards/:id', () => {
+  it("reads one card of the user's by its id, without the listing; another user's is 404 like none", async () => {
+    const card = questions.add({ userId: 'u1', sessionId: 's1', title: 'Start a session?' });
+    const theirs = questions.add({ userId: 'u2', sessionId: 's9', title: 'Theirs' });
+    const { status, body } = await api(`/api/v1/cards/${card.id}`, { token: userToken });
+    expect(status).toBe(200);
+    expect(body.card).toMatchObject({ id: card.id, sessionId: 's1', title: 'Start a session?', status: 'pending' });
+    expect(questions.listed).toEqual([]);
+    for (const id of [theirs.id, 'card_unknown']) {
+      expect(await api(`/api/v1/cards/${id}`, { token: userToken })).toMatchObject({ status: 404, body: { code: 'REMOTE_RELAY_NOT_FOUND' } });
+    }
+  });
+});
+
 describe('POST /api/v1/cards/:id', () => {
   it('allows an approval card as the user (the one path that does) and answers the card', async () => {
     const card = questions.add({ kind: CardKind.CARD_KIND_APPROVAL, options: [] });

@@ -58,6 +58,7 @@ const questions: QuestionClient = {
   raiseCard: notHere,
   awaitCard: () => ({ [Symbol.asyncIterator]: notHere }) as never,
   listCards: notHere,
+  getCard: notHere,
   decideCard: notHere,
   answerAsk: notHere,
   cancelCards: notHere,

@@ -67,6 +67,11 @@ export async function startFakeQuestionService(logger: Logger): Promise<FakeQues
                 .filter((card) => !request.pendingOnly || card.status === CardStatus.CARD_STATUS_PENDING);
               return { cards: cards.sort((a, b) => b.createdAt!.getTime() - a.createdAt!.getTime()), more: false };
             },
+            getCard: async (request) => {
+              const card = fake.cards.find((candidate) => candidate.id === request.cardId && candidate.userId === request.userId);
+              if (!card) throw new AppError('REMOTE_RELAY_NOT_FOUND', 'not_found', `no card ${request.cardId}`);
+              return { card };
+            },
             decideCard: async (request) => {
               fake.decided.push(request);
               if (fake.broken) throw new Error('decideCard broke: password=hunter2');

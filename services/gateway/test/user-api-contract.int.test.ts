@@ -241,6 +241,7 @@ function owners(overrides: { readSession?: () => unknown } = {}) {
   };
   const questions = {
     listCards: async () => ({ cards: [card], more: true }),
+    getCard: async () => ({ card }),
     decideCard: async () => ({ card: { ...card, status: CardStatus.CARD_STATUS_ANSWERED, answer: 'main', choices: ['main'], decidedAt: NOW } }),
     listAsks: async () => ({ asks: [ask], more: false }),
     answerAsk: async () => ({ ask: { ...ask, status: AskStatus.ASK_STATUS_ANSWERED, answer: 'yes', choice: 'yes', via: 'console', endedAt: NOW } }),
@@ -302,6 +303,7 @@ const CALLS: Record<string, { path?: string; body?: unknown }> = {
   'GET /api/v1/usage': {},
   'GET /api/v1/usage/daily': { path: '/api/v1/usage/daily?days=1' },
   'GET /api/v1/cards': { path: '/api/v1/cards?pending=1' },
+  'GET /api/v1/cards/{id}': { path: '/api/v1/cards/c1' },
   'POST /api/v1/cards/{id}': { path: '/api/v1/cards/c1', body: { decision: 'answer', choices: ['main'] } },
   'GET /api/v1/inbox': {},
   'GET /api/v1/asks': {},

@@ -3,6 +3,7 @@ import { raiseCard } from '../src/app/raise-card.ts';
 import { buildCard, type RaiseCardInput } from '../src/domain/cards.ts';
 import { cancelCards } from '../src/app/cancel-cards.ts';
 import { listCards } from '../src/app/list-cards.ts';
+import { getCard } from '../src/app/get-card.ts';
 import { InMemoryCardStore, sequentialIds } from './in-memory-card-store.ts';
 
 const NOW = new Date('2026-11-30T10:00:00.000Z');
@@ -103,6 +104,15 @@ describe('raiseCard, listCards, cancelCards', () => {
     expect(await ids('s1', false)).toEqual([third.id, first.id]);
     expect(await ids('s2', true)).toEqual([]);
     await expect(listCards(store, { userId: '', sessionId: '', pendingOnly: false })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
+  });
+
+  it("reads one card of the user's by its id; another user's, an unknown id and a missing one are refused", async () => {
+    const store = new InMemoryCardStore();
+    const card = await raiseCard({ store, ids: sequentialIds() }, raise({}), NOW);
+    expect(await getCard(store, { userId: 'u1', cardId: card.id })).toEqual(card);
+    await expect(getCard(store, { userId: 'u2', cardId: card.id })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(getCard(store, { userId: 'u1', cardId: 'card_unknown' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_NOT_FOUND' });
+    await expect(getCard(store, { userId: 'u1', cardId: '' })).rejects.toMatchObject({ code: 'REMOTE_RELAY_INVALID_INPUT' });
   });
 
   it('lists the newest 500 and says there are more only when there are', async () => {

@@ -13,6 +13,7 @@ export const QUESTION_CALLERS = {
   awaitCard: ['gateway', 'session'],
   decideCard: GATEWAY,
   listCards: GATEWAY,
+  getCard: GATEWAY,
   cancelCards: ['session'],
   ask: GATEWAY,
   listAsks: GATEWAY,

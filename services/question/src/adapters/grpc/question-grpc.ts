@@ -7,6 +7,7 @@ import { awaitCard, type AwaitCardDeps } from '../../app/await-card.ts';
 import { cancelCards } from '../../app/cancel-cards.ts';
 import { decideCard, type DecideCardDeps } from '../../app/decide-card.ts';
 import { listCards } from '../../app/list-cards.ts';
+import { getCard } from '../../app/get-card.ts';
 import { raiseCard } from '../../app/raise-card.ts';
 import type { AskReads } from '../../app/ports.ts';
 import {
@@ -78,6 +79,7 @@ export function questionGrpc(deps: QuestionGrpcDeps): ReturnType<typeof serveUna
         const { cards, more } = await listCards(deps.store, { userId: request.userId, sessionId: request.sessionId, pendingOnly: request.pendingOnly });
         return { cards: cards.map(toCardMessage), more };
       },
+      getCard: async (request) => ({ card: toCardMessage(await getCard(deps.store, { userId: request.userId, cardId: request.cardId })) }),
       cancelCards: async (request) => ({ cancelled: await cancelCards(deps, request.sessionId, clock.now()) }),
       ask: async (request) => ({
         ask: toAskMessage(

@@ -1,6 +1,6 @@
 /**
- * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards)
- * and deciding a card (allow/deny an approval card, answer/dismiss a question card). This is the one path that
+ * The user's cards, /api/v1/cards, for a user's own bearer token: the Inbox (or one session's cards), one card by its
+ * id, and deciding a card (allow/deny an approval card, answer/dismiss a question card). This is the one path that
  * decides a card as the user (decided_by USER): the console and the CLI use it; no session token reaches it. Errors answer
  * `{ code, error }` (../user-api.ts).
  */
@@ -55,7 +55,7 @@ const DecideBody = z.object(
 
 const CardParams = z.object({ id: z.string().min(1) });
 
-/** Registers GET /api/v1/cards and POST /api/v1/cards/:id on `app`. */
+/** Registers GET /api/v1/cards, GET /api/v1/cards/:id and POST /api/v1/cards/:id on `app`. */
 export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): void {
   const api = typed(app);
   api.get('/api/v1/cards', { schema: { querystring: ListQuery, response: answers(CardList) }, attachValidation: true }, async (request, reply) => {
@@ -68,6 +68,19 @@ export function registerCardRoutes(app: FastifyInstance, deps: CardRouteDeps): v
     if (listed === undefined) return reply;
     return { cards: listed.cards.map(cardView), more: listed.more };
   });
+
+  // One card, pending or decided: the console's page for the card an MCP client's call waits on.
+  api.get(
+    '/api/v1/cards/:id',
+    { schema: { params: CardParams, response: answers(z.strictObject({ card: CardSchema })) }, attachValidation: true },
+    async (request, reply) => {
+      const userId = await userOf(deps, request, reply);
+      if (userId === undefined || invalidInput(request, reply)) return reply;
+      const read = await callOwner(reply, deps.logger, () => deps.questions.getCard({ userId, cardId: request.params.id }));
+      if (read === undefined) return reply;
+      return { card: cardView(answered(read.card, 'GetCard', 'card')) };
+    },
+  );
 
   api.post(
     '/api/v1/cards/:id',

@@ -365,6 +365,17 @@ export interface DecideCardResponse {
   card: Card | undefined;
 }
 
+/** The card to read, of this user. */
+export interface GetCardRequest {
+  userId: string;
+  cardId: string;
+}
+
+/** The card. */
+export interface GetCardResponse {
+  card: Card | undefined;
+}
+
 /** Which cards. */
 export interface ListCardsRequest {
   userId: string;
@@ -2340,6 +2351,166 @@ export const DecideCardResponse: MessageFns<DecideCardResponse> = {
   },
 };
 
+function createBaseGetCardRequest(): GetCardRequest {
+  return { userId: "", cardId: "" };
+}
+
+export const GetCardRequest: MessageFns<GetCardRequest> = {
+  encode(message: GetCardRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.cardId !== "") {
+      writer.uint32(18).string(message.cardId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCardRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCardRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cardId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCardRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      cardId: isSet(object.cardId)
+        ? globalThis.String(object.cardId)
+        : isSet(object.card_id)
+        ? globalThis.String(object.card_id)
+        : "",
+    };
+  },
+
+  toJSON(message: GetCardRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.cardId !== "") {
+      obj.cardId = message.cardId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCardRequest>, I>>(base?: I): GetCardRequest {
+    return GetCardRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCardRequest>, I>>(object: I): GetCardRequest {
+    const message = createBaseGetCardRequest();
+    message.userId = object.userId ?? "";
+    message.cardId = object.cardId ?? "";
+    return message;
+  },
+};
+
+function createBaseGetCardResponse(): GetCardResponse {
+  return { card: undefined };
+}
+
+export const GetCardResponse: MessageFns<GetCardResponse> = {
+  encode(message: GetCardResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.card !== undefined) {
+      Card.encode(message.card, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetCardResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetCardResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.card = Card.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetCardResponse {
+    return { card: isSet(object.card) ? Card.fromJSON(object.card) : undefined };
+  },
+
+  toJSON(message: GetCardResponse): unknown {
+    const obj: any = {};
+    if (message.card !== undefined) {
+      obj.card = Card.toJSON(message.card);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetCardResponse>, I>>(base?: I): GetCardResponse {
+    return GetCardResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetCardResponse>, I>>(object: I): GetCardResponse {
+    const message = createBaseGetCardResponse();
+    message.card = (object.card !== undefined && object.card !== null) ? Card.fromPartial(object.card) : undefined;
+    return message;
+  },
+};
+
 function createBaseListCardsRequest(): ListCardsRequest {
   return { userId: "", sessionId: "", pendingOnly: false };
 }
@@ -4190,6 +4361,19 @@ export const QuestionServiceService = {
     responseSerialize: (value: ListCardsResponse): Buffer => Buffer.from(ListCardsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListCardsResponse => ListCardsResponse.decode(value),
   },
+  /**
+   * One card of the user's, pending or decided: the console's page for the card an MCP client's call waits on, however
+   * many newer cards the user has. Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user).
+   */
+  getCard: {
+    path: "/relay.question.v1.QuestionService/GetCard" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetCardRequest): Buffer => Buffer.from(GetCardRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetCardRequest => GetCardRequest.decode(value),
+    responseSerialize: (value: GetCardResponse): Buffer => Buffer.from(GetCardResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetCardResponse => GetCardResponse.decode(value),
+  },
   /** Withdraws the pending cards of a session (its turn ended or it was archived). */
   cancelCards: {
     path: "/relay.question.v1.QuestionService/CancelCards" as const,
@@ -4357,6 +4541,11 @@ export interface QuestionServiceServer extends UntypedServiceImplementation {
   decideCard: handleUnaryCall<DecideCardRequest, DecideCardResponse>;
   /** A user's cards: the Inbox, or one session's. */
   listCards: handleUnaryCall<ListCardsRequest, ListCardsResponse>;
+  /**
+   * One card of the user's, pending or decided: the console's page for the card an MCP client's call waits on, however
+   * many newer cards the user has. Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user).
+   */
+  getCard: handleUnaryCall<GetCardRequest, GetCardResponse>;
   /** Withdraws the pending cards of a session (its turn ended or it was archived). */
   cancelCards: handleUnaryCall<CancelCardsRequest, CancelCardsResponse>;
   /**
@@ -4476,6 +4665,25 @@ export interface QuestionServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListCardsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * One card of the user's, pending or decided: the console's page for the card an MCP client's call waits on, however
+   * many newer cards the user has. Codes: REMOTE_RELAY_NOT_FOUND (no such card of this user).
+   */
+  getCard(
+    request: GetCardRequest,
+    callback: (error: ServiceError | null, response: GetCardResponse) => void,
+  ): ClientUnaryCall;
+  getCard(
+    request: GetCardRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetCardResponse) => void,
+  ): ClientUnaryCall;
+  getCard(
+    request: GetCardRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetCardResponse) => void,
   ): ClientUnaryCall;
   /** Withdraws the pending cards of a session (its turn ended or it was archived). */
   cancelCards(
