@@ -71,6 +71,7 @@ const ROUTES: Route[] = [
   userRoute('cards', 'GET', () => '/api/v1/cards', { admin: 200, member: 200 }),
   userRoute('asks', 'GET', () => '/api/v1/asks', { admin: 200, member: 200 }),
   userRoute('schedules', 'GET', () => '/api/v1/schedules', { admin: 200, member: 200 }),
+  userRoute('a card nobody has', 'GET', () => '/api/v1/cards/card_000000000000', { admin: 404, member: 404 }),
   userRoute(
     'answer a card nobody has',
     'POST',
