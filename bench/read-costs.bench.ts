@@ -11,8 +11,9 @@
 // SQL here), and `list_subscriptions` of a conversation with 10, 100 and 1,000 active subscriptions (past its limit
 // the same way). `list_sessions` answers a page of 100 (the most recently active, with their total): its SQL is that
 // page and the count.
-// Beside each, measured in the same minutes (a call of each in turn), the bare SQL that returns the same rows, run by
-// this process over one PostgreSQL connection: the goal is the read within 2× of it at every size. It prints p50 and
+// Beside each, measured in the same minutes (a call of each in turn), the bare SQL that returns the same rows in the
+// read's order, run by this process over one PostgreSQL connection as a prepared statement (as the services run their
+// reads): the goal is the read within 2× of it at every size. It prints p50 and
 // the answer's size.
 //
 //   BENCH_CALLS   calls of each read and of its SQL per size (default 40)
@@ -44,10 +45,14 @@ function relayRead(client: Client, args: Record<string, unknown>, sizes: number[
   };
 }
 
-function sqlRead(db: pg.Client, text: string, values: unknown[]): Timed {
+/**
+ * A statement's time, prepared under `name` on its first call as the services prepare their reads (docs/adr/0024): each
+ * call after binds and runs it, without parsing and planning it again.
+ */
+function sqlRead(db: pg.Client, name: string, text: string, values: unknown[]): Timed {
   return async () => {
     const start = performance.now();
-    await db.query(text, values);
+    await db.query({ name, text, values });
     return performance.now() - start;
   };
 }
@@ -77,8 +82,12 @@ async function sideBySide(read: Timed, sql: Timed): Promise<{ read: number; sql:
 function sqlPage(db: pg.Client, userId: string): Timed {
   return async () => {
     const start = performance.now();
-    await db.query('SELECT * FROM sessions WHERE user_id = $1 AND archived = false ORDER BY last_activity_at DESC, created_at DESC, id LIMIT 100', [userId]);
-    await db.query('SELECT count(*) FROM sessions WHERE user_id = $1 AND archived = false', [userId]);
+    await db.query({
+      name: 'bench_page',
+      text: 'SELECT * FROM sessions WHERE user_id = $1 AND archived = false ORDER BY last_activity_at DESC, created_at DESC, id LIMIT 100',
+      values: [userId],
+    });
+    await db.query({ name: 'bench_page_total', text: 'SELECT count(*) FROM sessions WHERE user_id = $1 AND archived = false', values: [userId] });
     return performance.now() - start;
   };
 }
@@ -144,7 +153,7 @@ try {
     const read: number[] = [];
     const last = await sideBySide(
       relayRead(client, { action: 'read_session', relay: 'this', session: conversation.id }, read),
-      sqlRead(db, 'SELECT * FROM messages WHERE session_id = $1 ORDER BY seq DESC LIMIT 10', [conversation.id]),
+      sqlRead(db, 'bench_last', 'SELECT * FROM messages WHERE session_id = $1 ORDER BY created_at DESC, seq DESC LIMIT 10', [conversation.id]),
     );
     lines.push(
       `| \`read_session\` (last 10) | ${size.toLocaleString('en')} messages | ${fixed(last.read)} ms | ${fixed(last.sql)} ms | ${fixed(last.read / last.sql)}× | ${fixed(read[0]! / 1024, 0)} KB |`,
@@ -154,6 +163,7 @@ try {
       relayRead(client, { action: 'list_questions' }, asked),
       sqlRead(
         questions,
+        'bench_asks',
         "SELECT * FROM asks WHERE asking_session_id = $1 AND (status = 'pending' OR ended_at > now() - interval '1 day') ORDER BY created_at DESC, id DESC LIMIT 500",
         [agent.id],
       ),
@@ -166,6 +176,7 @@ try {
       relayRead(client, { action: 'list_subscriptions' }, watched),
       sqlRead(
         subscriptions,
+        'bench_subscriptions',
         "SELECT * FROM subscriptions WHERE watcher_session_id = $1 AND (ended_at IS NULL OR ended_at > now() - interval '1 hour') ORDER BY created_at",
         [agent.id],
       ),
