@@ -2,6 +2,7 @@
 // as a busy one's is: 10,000 sessions of one user, 10,000 messages in one conversation. Each plan, custom and generic,
 // reads what the answer needs through an index and is never compiled with JIT: with the pending note as columns of
 // every listed row, the listing's estimate passed jit_above_cost and each call spent 30–600 ms compiling it (issue 46).
+// And what the listing's lookups by key read: each row's group (by its name, or its head's title), and its starter.
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,20 +18,28 @@ const PAGE = { limit: 100, offset: 0 };
 
 let database: TestDatabase;
 let pool: pg.Pool;
+let reads: PgSessionReads;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
   // One connection: the one the statements are prepared on.
   pool = new pg.Pool({ connectionString: database.url, max: 1 });
   await pool.query(`INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', $1)`, [NOW]);
-  await pool.query(`INSERT INTO groups (id, user_id, name, made_by, created_at, last_activity_at) VALUES ('g1', 'u1', 'Crew', 'user', $1, $1)`, [NOW]);
-  // The agent, the long conversation, a group's head and member, and 10,000 more sessions, all of one user.
   await pool.query(
-    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at, group_id, group_role)
-     VALUES ('agent', 'u1', 'My editor', 'external', '', 'external', 'idle', '', $1, $1, NULL, NULL),
-            ('talk', 'u1', 'Long talk', 'script', '', 'hosted', 'idle', '', $1, $1, NULL, NULL),
-            ('head', 'u1', 'Lead', 'script', '', 'hosted', 'idle', '', $1, $1, 'g1', 'head'),
-            ('member', 'u1', 'Hand', 'script', '', 'hosted', 'idle', '', $1, $1, 'g1', 'member')`,
+    `INSERT INTO groups (id, user_id, name, made_by, created_at, last_activity_at)
+     VALUES ('unnamed', 'u1', NULL, 'user', $1, $1), ('named', 'u1', 'Crew', 'user', $1, $1)`,
+    [NOW],
+  );
+  // The agent, the long conversation, an unnamed group's head and member, a named group's member, a session the long
+  // conversation's agent started, and 10,000 more sessions, all of one user.
+  await pool.query(
+    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at, group_id, group_role, started_by_session_id)
+     VALUES ('agent', 'u1', 'My editor', 'external', '', 'external', 'idle', '', $1, $1, NULL, NULL, NULL),
+            ('talk', 'u1', 'Long talk', 'script', '', 'hosted', 'idle', '', $1, $1, NULL, NULL, NULL),
+            ('head', 'u1', 'Lead', 'script', '', 'hosted', 'idle', '', $1, $1, 'unnamed', 'head', NULL),
+            ('member', 'u1', 'Hand', 'script', '', 'hosted', 'idle', '', $1, $1, 'unnamed', 'member', NULL),
+            ('crew', 'u1', 'Deckhand', 'script', '', 'hosted', 'idle', '', $1, $1, 'named', 'member', NULL),
+            ('child', 'u1', 'Helper', 'script', '', 'hosted', 'idle', '', $1, $1, NULL, NULL, 'talk')`,
     [NOW],
   );
   await pool.query(
@@ -48,7 +57,7 @@ beforeAll(async () => {
   await pool.query(`INSERT INTO messages (id, session_id, role, text, created_at) VALUES ('wake', 'agent', 'event', '[relay event] turn_end', $1)`, [NOW]);
   await pool.query('ANALYZE');
   // Each statement prepared once, on the pool's one connection.
-  const reads = new PgSessionReads(pool);
+  reads = new PgSessionReads(pool);
   await reads.listSessions('u1', { archived: false }, PAGE, SINCE, 'agent');
   await reads.readSession('talk', 10, SINCE, 'agent');
   await reads.pending('agent');
@@ -84,5 +93,17 @@ describe.each(Object.entries(STATEMENTS))('%s', (_read, execute) => {
     const plan = await planOf(execute, mode);
     expect(plan).not.toContain('JIT');
     expect(plan).not.toMatch(/Seq Scan on (messages|sessions)/);
+  });
+});
+
+it("shows each listed row's group, by its name or its head's title, and the title of the session that started it", async () => {
+  const { sessions } = await reads.listSessions('u1', { archived: false }, PAGE, SINCE);
+  const shown = Object.fromEntries(sessions.map((session) => [session.id, { group: session.group, startedByTitle: session.startedByTitle }]));
+  expect(shown).toMatchObject({
+    head: { group: { id: 'unnamed', name: 'Lead', role: 'head' }, startedByTitle: '' },
+    member: { group: { id: 'unnamed', name: 'Lead', role: 'member' } },
+    crew: { group: { id: 'named', name: 'Crew', role: 'member' } },
+    child: { group: null, startedByTitle: 'Long talk' },
+    talk: { group: null, startedByTitle: '' },
   });
 });
