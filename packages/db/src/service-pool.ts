@@ -9,3 +9,106 @@ import pg from 'pg';
 export function servicePool(connectionString: string): pg.Pool {
   return new pg.Pool({ connectionString, min: 1 });
 }
+
+/** How a LanedPool shares its connections. */
+export interface Lanes {
+  /** Connections in all. */
+  connections: number;
+  /** At most this many run statements alone (`query`) at once: the others are kept for transactions. */
+  statements: number;
+}
+
+/**
+ * A service's 10 connections, as node-postgres' default pool had them (docs/operations.md, Sizing); the reads may hold
+ * 8 of them, so 2 are always there for the transactions a gate lets through (docs/adr/0049).
+ */
+const SERVICE_LANES: Lanes = { connections: 10, statements: 8 };
+
+/**
+ * A pool whose transactions never wait in the reads' line (docs/adr/0049-transactions-go-before-reads-in-the-pool.md).
+ * In node-postgres' pool one line served both, first come first served, so under a burst (1,000 token checks and
+ * card reads) the transactions a gate had let through waited behind every read queued before them, up to the gate's
+ * bound, and were refused. Here each has a line of its own over the same connections: a transaction (`connect`, which
+ * Prisma's driver adapter calls to begin one) takes a free connection before any statement run alone (`query`: every
+ * read in plain SQL, and each query of Prisma's outside a transaction) that waits, and statements hold at most
+ * `lanes.statements` connections, so a transaction finds one even while reads hold theirs as long as they like. The
+ * reads still have every connection the transactions leave (the transaction gate leaves them 2, the outbox's round
+ * one of those).
+ *
+ * To Prisma's adapter it is one pg.Pool: the connections are those of an inner pool, which never queues (at most
+ * `lanes.connections` are asked of it), whose idle connections' errors are this pool's 'error', and which `end` ends.
+ * `query` answers with a promise only (the form Prisma's adapter and the reads use).
+ */
+export class LanedPool extends pg.Pool {
+  readonly #connections: pg.Pool;
+  #free: number;
+  /** Connections given to statements, counted when given (before the statement runs). */
+  #statementsHolding = 0;
+  readonly #statementsMax: number;
+  readonly #transactionsWaiting: (() => void)[] = [];
+  readonly #statementsWaiting: (() => void)[] = [];
+
+  constructor(connectionString: string, lanes: Lanes) {
+    // This pool's own machinery opens no connection: `connect` and `query` are answered from #connections.
+    super({ connectionString, max: lanes.connections });
+    // One connection stays open while the service idles (see servicePool).
+    this.#connections = new pg.Pool({ connectionString, min: 1, max: lanes.connections });
+    this.#connections.on('error', (error, client) => this.emit('error', error, client));
+    this.#free = lanes.connections;
+    this.#statementsMax = lanes.statements;
+    this.query = this.#statement.bind(this) as pg.Pool['query'];
+  }
+
+  /** A connection for a transaction, before any statement waiting; its `release` gives it to the next in line. */
+  override async connect(): Promise<pg.PoolClient> {
+    if (this.#free > 0) this.#free -= 1;
+    else await new Promise<void>((take) => this.#transactionsWaiting.push(take));
+    const client = await this.#connections.connect().catch((error: unknown) => {
+      this.#pass();
+      throw error;
+    });
+    const release = client.release.bind(client);
+    let released = false;
+    client.release = (error?: Error | boolean) => {
+      if (!released) this.#pass();
+      released = true;
+      release(error);
+    };
+    return client;
+  }
+
+  override async end(): Promise<void> {
+    await Promise.all([super.end(), this.#connections.end()]);
+  }
+
+  async #statement(...args: Parameters<pg.Pool['query']>): Promise<unknown> {
+    if (this.#free > 0 && this.#statementsHolding < this.#statementsMax) {
+      this.#free -= 1;
+      this.#statementsHolding += 1;
+    } else await new Promise<void>((take) => this.#statementsWaiting.push(take));
+    try {
+      return await (this.#connections.query as (...inner: unknown[]) => Promise<unknown>)(...args);
+    } finally {
+      this.#statementsHolding -= 1;
+      this.#pass();
+    }
+  }
+
+  /** A connection came free: it goes to the first transaction waiting, else to the first statement that may run. */
+  #pass(): void {
+    const transaction = this.#transactionsWaiting.shift();
+    if (transaction !== undefined) return transaction();
+    const statement = this.#statementsHolding < this.#statementsMax ? this.#statementsWaiting.shift() : undefined;
+    if (statement === undefined) {
+      this.#free += 1;
+      return;
+    }
+    this.#statementsHolding += 1;
+    statement();
+  }
+}
+
+/** The session and question services' pool: their transactions go before their reads. */
+export function lanedServicePool(connectionString: string): LanedPool {
+  return new LanedPool(connectionString, SERVICE_LANES);
+}

@@ -4,8 +4,8 @@
  * given time"), so a burst of writes (1,000 agents raising cards at once: their held calls, their cards) failed most of
  * them as internal errors, and the reads queued behind them (token checks) missed their deadline. Through the gate at
  * most `concurrency` transactions, fewer than the pool's connections, hold one at a time: the others wait here, first
- * come first served, so the reads always find a connection, and a transaction that passes the gate waits only for the
- * reads queued before it (the pool has one line for both; a line of the writes' own is left). A
+ * come first served, so the reads always find a connection, and a transaction that passes the gate goes before the
+ * reads waiting in the pool's line (service-pool.ts, docs/adr/0049). A
  * transaction that cannot pass in time, or finds the queue full, is refused before it starts, with
  * REMOTE_RELAY_CALL_LIMIT: nothing of it was written, and the same call made again a moment later goes through.
  */

@@ -9,7 +9,6 @@ import { connectBus, ensureStream, OUTBOX_CHANNEL, OUTBOX_SAFETY_POLL_MS, Outbox
 import { natsClientOptions, streamSettings } from '@relay/config';
 import { compileWasmBaselineOnly } from '@relay/db/compile-wasm-baseline-only';
 import { listen } from '@relay/db/listen';
-import { servicePool } from '@relay/db/service-pool';
 import { ungated } from '@relay/db/transaction-gate';
 import { grpcAuth, startGrpcServer, type GrpcAuth, type GrpcServer, type GrpcService, type ServiceIdentity } from '@relay/rpc';
 import { shutdownTelemetry, type Logger } from '@relay/telemetry';
@@ -36,16 +35,18 @@ interface Disconnectable {
   $disconnect(): Promise<void>;
 }
 
-export interface ServiceSpec<C extends ServiceConfig, D extends Disconnectable> {
+export interface ServiceSpec<C extends ServiceConfig, D extends Disconnectable, P extends pg.Pool> {
   name: ServiceIdentity;
   loadConfig: () => C;
+  /** The service's pool (@relay/db/service-pool): one line for everything, or its reads and transactions in lanes. */
+  pool: (connectionString: string) => P;
   /** The service's Prisma client on its pool; its $disconnect must end the pool (PrismaPg's disposeExternalPool). */
-  database: (pool: pg.Pool, logger: Logger) => D;
+  database: (pool: P, logger: Logger) => D;
   /** The stream the service publishes to (BusStreams); declared at each start. */
   stream: Omit<StreamOptions, 'replicas' | 'maxAgeMs' | 'maxBytes'>;
   outbox: {
     /** What the outbox reads its rows with; the Prisma client when left out. */
-    db?: (parts: { pool: pg.Pool; db: D }) => TransactionalSql;
+    db?: (parts: { pool: P; db: D }) => TransactionalSql;
     /**
      * Woken when a transaction that wrote outbox rows commits (PostgreSQL NOTIFY, here or on another replica);
      * otherwise the service wakes it itself. The poll is a safety net either way.
@@ -53,12 +54,12 @@ export interface ServiceSpec<C extends ServiceConfig, D extends Disconnectable> 
     wakeOnCommit: boolean;
   };
   /** What the service starts: its stores, consumers, loops and gRPC services (through `serve`). */
-  start: (parts: ServiceParts<C, D>) => Promise<StartedService>;
+  start: (parts: ServiceParts<C, D, P>) => Promise<StartedService>;
 }
 
-export interface ServiceParts<C, D> extends OpenedService<C> {
+export interface ServiceParts<C, D, P> extends OpenedService<C> {
   /** The pool the Prisma client and the service's reads in plain SQL share. */
-  pool: pg.Pool;
+  pool: P;
   db: D;
   bus: Bus;
   outbox: OutboxRelay;
@@ -76,12 +77,12 @@ export interface StartedService {
 }
 
 /** Starts the service; the process then runs until SIGTERM/SIGINT. */
-export async function startService<C extends ServiceConfig, D extends Disconnectable>(spec: ServiceSpec<C, D>): Promise<void> {
+export async function startService<C extends ServiceConfig, D extends Disconnectable, P extends pg.Pool>(spec: ServiceSpec<C, D, P>): Promise<void> {
   const opened = openService(spec.name, spec.loadConfig);
   const { config, logger } = opened;
   // Before the first query compiles Prisma's WebAssembly query compiler.
   compileWasmBaselineOnly();
-  const pool = servicePool(config.DATABASE_URL);
+  const pool = spec.pool(config.DATABASE_URL);
   const db = spec.database(pool, logger);
   const grpc = grpcAuth(spec.name, config);
   try {

@@ -5,6 +5,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { createClient } from '@relay/rpc';
 import { startService } from '@relay/service';
+import { servicePool } from '@relay/db/service-pool';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { PairingServiceService } from '@relay/proto/relay/pairing/v1/pairing_service';
 import { RemoteEventsServiceService } from '@relay/proto/relay/pairing/v1/remote_events';
@@ -39,6 +40,7 @@ import { PrismaRemoteWatchStore } from './adapters/store/prisma-remote-watch-sto
 await startService({
   name: 'pairing',
   loadConfig,
+  pool: servicePool,
   database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
   stream: BusStreams.PAIRING_EVENTS,
   outbox: { wakeOnCommit: true },

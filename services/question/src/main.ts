@@ -4,6 +4,7 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import { SystemClock } from '@relay/clock';
+import { lanedServicePool } from '@relay/db/service-pool';
 import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
@@ -29,7 +30,9 @@ await startService({
   name: 'question',
   loadConfig,
   // One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it. Its interactive
-  // transactions (a card raised, an ask kept) queue at a gate that leaves the reads connections of their own.
+  // transactions (a card raised, an ask kept) queue at a gate that leaves the reads connections of their own, and
+  // those it lets through go before the reads waiting for a connection (transaction-gate.ts, service-pool.ts).
+  pool: lanedServicePool,
   database: (pool) =>
     gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.QUESTION_EVENTS,

@@ -9,6 +9,7 @@ import { SchedulerServiceService } from '@relay/proto/relay/scheduler/v1/schedul
 import { SessionServiceClient } from '@relay/proto/relay/session/v1/session_service';
 import { createClient } from '@relay/rpc';
 import { startService } from '@relay/service';
+import { servicePool } from '@relay/db/service-pool';
 import { startSessionEventsConsumer } from './adapters/bus/session-events-consumer.ts';
 import { loadConfig } from './config.ts';
 import type { Firing } from './domain/firing.ts';
@@ -23,6 +24,7 @@ import { recordFiringLateness } from './adapters/telemetry/firing-lateness.ts';
 await startService({
   name: 'scheduler',
   loadConfig,
+  pool: servicePool,
   database: (pool) => new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
   stream: BusStreams.SCHEDULER_COMMANDS,
   // Commands are published right after the firing pass commits (onFired); the poll only picks up what a crash left behind.

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { lanedServicePool } from '@relay/db/service-pool';
 import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { QuestionServiceClient } from '@relay/proto/relay/question/v1/question_service';
 import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service';
@@ -71,7 +72,9 @@ await startService({
   name: 'session',
   loadConfig,
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
-  // Its interactive transactions queue at a gate that leaves reads connections of their own (transaction-gate.ts).
+  // Its interactive transactions queue at a gate that leaves reads connections of their own, and those it lets through
+  // go before the reads waiting for a connection (transaction-gate.ts, service-pool.ts).
+  pool: lanedServicePool,
   database: (pool) =>
     gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
   stream: BusStreams.SESSION_EVENTS,

@@ -6,6 +6,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { SubscriptionServiceService } from '@relay/proto/relay/subscription/v1/subscription_service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startService } from '@relay/service';
+import { servicePool } from '@relay/db/service-pool';
 import { SESSION_EVENTS, startSessionEventsConsumer } from './adapters/bus/session-events-consumer.ts';
 import { startWatchEventsConsumers, WATCH_CONSUMERS } from './adapters/bus/watch-events-consumer.ts';
 import { loadConfig } from './config.ts';
@@ -21,6 +22,7 @@ import { registerSubscriptionMetrics } from './adapters/telemetry/subscription-m
 await startService({
   name: 'subscription',
   loadConfig,
+  pool: servicePool,
   // One pool: Prisma's client runs on it, and so do the pipeline's statements in plain SQL (docs/adr/0025).
   database: (pool, logger) => {
     // An idle connection the server closed leaves the pool; the next query takes a new one.

@@ -1,0 +1,93 @@
+// The laned pool against a real PostgreSQL: a connection that comes free goes to a waiting transaction before the
+// statements that waited longer, statements never hold the connections kept for transactions, an idle connection's
+// error reaches the pool's listeners (Prisma's adapter listens there; an 'error' nobody hears ends the process), and
+// ending the pool ends its connections.
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
+import { LanedPool } from '../src/service-pool.ts';
+import { scratchDatabase, type ScratchDatabase } from './scratch-database.ts';
+
+/** The advisory lock a test holds to keep statements running as long as it needs. */
+const LOCK = 49;
+
+let database: ScratchDatabase;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  database = await scratchDatabase();
+  admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await database?.drop();
+});
+
+/** A pool ended when the test ends. */
+function lanedPool(connections: number, statements: number): LanedPool {
+  const pool = new LanedPool(database.url, { connections, statements });
+  onTestFinished(() => pool.end());
+  return pool;
+}
+
+/** Holds LOCK on a connection of the test's own until the returned release (or the test's end). */
+async function holdLock(): Promise<() => Promise<void>> {
+  const holder = new pg.Client({ connectionString: database.url });
+  await holder.connect();
+  await holder.query('SELECT pg_advisory_lock($1)', [LOCK]);
+  let released: Promise<void> | undefined;
+  const release = () => (released ??= holder.end());
+  onTestFinished(release);
+  return release;
+}
+
+const waitingForLock = async () =>
+  (await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0]!.n;
+
+it('gives a connection that comes free to a waiting transaction before the statements that waited longer', async () => {
+  const pool = lanedPool(1, 1);
+  const release = await holdLock();
+  const order: string[] = [];
+  const first = pool.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCK]).then(() => order.push('statement'));
+  await vi.waitFor(async () => expect(await waitingForLock()).toBe(1));
+  const later = Array.from({ length: 3 }, () => pool.query('SELECT 1').then(() => order.push('statement')));
+  const transaction = pool.connect().then(async (client) => {
+    order.push('transaction');
+    await client.query('SELECT 1');
+    client.release();
+  });
+  await release();
+  await Promise.all([first, ...later, transaction]);
+  expect(order).toEqual(['statement', 'transaction', 'statement', 'statement', 'statement']);
+});
+
+it('keeps connections for transactions that statements never take', async () => {
+  const pool = lanedPool(2, 1);
+  const release = await holdLock();
+  const statements = Array.from({ length: 5 }, () => pool.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCK]));
+  await vi.waitFor(async () => expect(await waitingForLock()).toBe(1));
+  // One statement waits for the lock and the others for it: the transaction has the connection they may not take.
+  const client = await pool.connect();
+  expect((await client.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  client.release();
+  expect(await waitingForLock()).toBe(1);
+  await release();
+  await Promise.all(statements);
+});
+
+it('tells its listeners of an idle connection the server ended', async () => {
+  const pool = lanedPool(2, 2);
+  const heard: Error[] = [];
+  pool.on('error', (error) => heard.push(error));
+  const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+  await vi.waitFor(() => expect(heard).toHaveLength(1));
+});
+
+it('ends its connections when it ends', async () => {
+  const pool = new LanedPool(database.url, { connections: 2, statements: 2 });
+  await pool.query('SELECT 1');
+  await pool.end();
+  await expect(pool.query('SELECT 1')).rejects.toThrow(/after calling end/);
+});
