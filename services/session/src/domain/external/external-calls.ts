@@ -6,9 +6,9 @@ export const EXTERNAL_CALL_LEASE_MS = 60_000;
 /**
  * How far past its lease a held call is announced (external_call_held's held_until, which the subscription service's
  * watches keep the call running until): a renewal announces the call again only once its lease reaches past what was
- * last announced, so a call renewed every third of its lease is announced once in every 80 s, and one answered within
- * 80 s (the relay answers an external call by 50 s) only when it is held. A call whose gateway crashed is seen
- * working by the watches at most this long after its hold lapsed here (docs/adr/0050).
+ * last announced, so a call renewed every third of its lease is announced about once a minute, and one answered
+ * within a minute (the relay answers an external call by 50 s) only when it is held. A call whose gateway crashed
+ * is seen working by the watches at most this long after its hold lapsed here (docs/adr/0050).
  */
 export const HOLD_ANNOUNCED_PAST_LEASE_MS = 60_000;
 
