@@ -1,13 +1,21 @@
 import pg from 'pg';
 
 /**
+ * Every service connection runs without PostgreSQL's JIT. The services' statements are short lookups by index, but the
+ * planner's estimate grows with the data (and a prepared statement's generic plan is costed for any parameter): once
+ * it passed `jit_above_cost`, `list_sessions` compiled its statement on every call, 30–50 ms (600 ms generic) for a
+ * read whose rows took 2 ms (bench/history.md). No statement of the relay runs long enough to earn a compilation back.
+ */
+const CONNECTION_OPTIONS = '-c jit=off';
+
+/**
  * A service's PostgreSQL pool, which its Prisma client and its reads in plain SQL share. `pg` closes a connection after
  * 10 s without a query, so an agent that calls less often than that paid, on each call, for a new backend (started
  * and authenticated) and for preparing the hot reads again on it. One connection now stays open while the service
  * idles; those a burst opened beyond it still close after 10 s, so a relay at rest holds one per service.
  */
 export function servicePool(connectionString: string): pg.Pool {
-  return new pg.Pool({ connectionString, min: 1 });
+  return new pg.Pool({ connectionString, min: 1, options: CONNECTION_OPTIONS });
 }
 
 /** How a LanedPool shares its connections. */
@@ -52,7 +60,7 @@ export class LanedPool extends pg.Pool {
     // This pool's own machinery opens no connection: `connect` and `query` are answered from #connections.
     super({ connectionString, max: lanes.connections });
     // One connection stays open while the service idles (see servicePool).
-    this.#connections = new pg.Pool({ connectionString, min: 1, max: lanes.connections });
+    this.#connections = new pg.Pool({ connectionString, min: 1, max: lanes.connections, options: CONNECTION_OPTIONS });
     this.#connections.on('error', (error, client) => this.emit('error', error, client));
     this.#free = lanes.connections;
     this.#statementsMax = lanes.statements;

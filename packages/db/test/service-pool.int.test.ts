@@ -1,10 +1,10 @@
 // The laned pool against a real PostgreSQL: a connection that comes free goes to a waiting transaction before the
 // statements that waited longer, statements never hold the connections kept for transactions, an idle connection's
 // error reaches the pool's listeners (Prisma's adapter listens there; an 'error' nobody hears ends the process), and
-// ending the pool ends its connections.
+// ending the pool ends its connections; and every service connection runs without JIT.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
-import { LanedPool } from '../src/service-pool.ts';
+import { LanedPool, servicePool } from '../src/service-pool.ts';
 import { scratchDatabase, type ScratchDatabase } from './scratch-database.ts';
 
 /** The advisory lock a test holds to keep statements running as long as it needs. */
@@ -90,4 +90,17 @@ it('ends its connections when it ends', async () => {
   await pool.query('SELECT 1');
   await pool.end();
   await expect(pool.query('SELECT 1')).rejects.toThrow(/after calling end/);
+});
+
+it("runs every service connection without JIT, whatever the database's own setting", async () => {
+  await admin.query(`ALTER DATABASE "${new URL(database.url).pathname.slice(1)}" SET jit = on`);
+  const plain = servicePool(database.url);
+  onTestFinished(() => plain.end());
+  const jitOf = async (pool: pg.Pool) => (await pool.query<{ jit: string }>('SHOW jit')).rows[0]!.jit;
+  const fresh = new pg.Client({ connectionString: database.url });
+  await fresh.connect();
+  onTestFinished(() => fresh.end());
+  expect((await fresh.query<{ jit: string }>('SHOW jit')).rows[0]!.jit).toBe('on');
+  expect(await jitOf(plain)).toBe('off');
+  expect(await jitOf(lanedPool(2, 1))).toBe('off');
 });
