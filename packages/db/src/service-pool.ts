@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { tooLate, waitLeft, type CallDeadline } from './call-deadline.ts';
 
 /**
  * Every service connection runs without PostgreSQL's JIT. The services' statements are short lookups by index, but the
@@ -43,6 +44,11 @@ const SERVICE_LANES: Lanes = { connections: 10, statements: 8 };
  * reads still have every connection the transactions leave (the transaction gate leaves them 2, the outbox's round
  * one of those).
  *
+ * A statement of a call waits at most up to a margin before the call's deadline (`deadline`; call-deadline.ts): then
+ * it leaves the line, never run, refused with REMOTE_RELAY_CALL_LIMIT, and the connection goes to a call still waited
+ * on. One no call waits on (the outbox's round, background work) waits as long as it takes. A transaction is bounded
+ * by the transaction gate before it asks for a connection here.
+ *
  * To Prisma's adapter it is one pg.Pool: the connections are those of an inner pool, which never queues (at most
  * `lanes.connections` are asked of it), whose idle connections' errors are this pool's 'error', and which `end` ends.
  * `query` answers with a promise only (the form Prisma's adapter and the reads use).
@@ -55,8 +61,9 @@ export class LanedPool extends pg.Pool {
   readonly #statementsMax: number;
   readonly #transactionsWaiting: (() => void)[] = [];
   readonly #statementsWaiting: (() => void)[] = [];
+  readonly #deadline: CallDeadline | undefined;
 
-  constructor(connectionString: string, lanes: Lanes) {
+  constructor(connectionString: string, lanes: Lanes, deadline?: CallDeadline) {
     // This pool's own machinery opens no connection: `connect` and `query` are answered from #connections.
     super({ connectionString, max: lanes.connections });
     // One connection stays open while the service idles (see servicePool).
@@ -64,6 +71,7 @@ export class LanedPool extends pg.Pool {
     this.#connections.on('error', (error, client) => this.emit('error', error, client));
     this.#free = lanes.connections;
     this.#statementsMax = lanes.statements;
+    this.#deadline = deadline;
     this.query = this.#statement.bind(this) as pg.Pool['query'];
   }
 
@@ -90,16 +98,37 @@ export class LanedPool extends pg.Pool {
   }
 
   async #statement(...args: Parameters<pg.Pool['query']>): Promise<unknown> {
+    const left = waitLeft(this.#deadline, Infinity);
+    if (left <= 0) throw tooLate();
     if (this.#free > 0 && this.#statementsHolding < this.#statementsMax) {
       this.#free -= 1;
       this.#statementsHolding += 1;
-    } else await new Promise<void>((take) => this.#statementsWaiting.push(take));
+    } else await this.#inLine(left);
     try {
       return await (this.#connections.query as (...inner: unknown[]) => Promise<unknown>)(...args);
     } finally {
       this.#statementsHolding -= 1;
       this.#pass();
     }
+  }
+
+  /** Waits in the statements' line for a connection; leaves it, refused, once `waitMs` passes. */
+  #inLine(waitMs: number): Promise<void> {
+    return new Promise((take, refuse) => {
+      if (waitMs > LONGEST_TIMER_MS) {
+        this.#statementsWaiting.push(take);
+        return;
+      }
+      const waiter = (): void => {
+        clearTimeout(timer);
+        take();
+      };
+      const timer = setTimeout(() => {
+        this.#statementsWaiting.splice(this.#statementsWaiting.indexOf(waiter), 1);
+        refuse(tooLate());
+      }, waitMs);
+      this.#statementsWaiting.push(waiter);
+    });
   }
 
   /** A connection came free: it goes to the first transaction waiting, else to the first statement that may run. */
@@ -116,7 +145,13 @@ export class LanedPool extends pg.Pool {
   }
 }
 
-/** The session and question services' pool: their transactions go before their reads. */
-export function lanedServicePool(connectionString: string): LanedPool {
-  return new LanedPool(connectionString, SERVICE_LANES);
+/** setTimeout's longest delay; a wait bounded beyond it (a deadline weeks away) waits as one without a bound. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The session and question services' pool: their transactions go before their reads, and a call's reads wait at most
+ * up to a margin before its `deadline`.
+ */
+export function lanedServicePool(connectionString: string, deadline?: CallDeadline): LanedPool {
+  return new LanedPool(connectionString, SERVICE_LANES, deadline);
 }

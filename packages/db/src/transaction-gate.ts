@@ -6,10 +6,12 @@
  * most `concurrency` transactions, fewer than the pool's connections, hold one at a time: the others wait here, first
  * come first served, so the reads always find a connection, and a transaction that passes the gate goes before the
  * reads waiting in the pool's line (service-pool.ts, docs/adr/0049). A
- * transaction that cannot pass in time, or finds the queue full, is refused before it starts, with
- * REMOTE_RELAY_CALL_LIMIT: nothing of it was written, and the same call made again a moment later goes through.
+ * transaction that cannot pass in time (its bound, or a margin before its call's deadline: call-deadline.ts), or finds
+ * the queue full, is refused before it starts, with REMOTE_RELAY_CALL_LIMIT: nothing of it was written, and the same
+ * call made again a moment later goes through.
  */
 import { appError, type AppError } from '@relay/errors';
+import { waitLeft, type CallDeadline } from './call-deadline.ts';
 
 export interface TransactionGateOptions {
   /** Transactions at once; below the pool's connections, so reads keep some. */
@@ -18,6 +20,11 @@ export interface TransactionGateOptions {
   maxQueued: number;
   /** How long one waits at most before it is refused (below the callers' gRPC deadline, so no write lands after it). */
   maxQueueMs: number;
+  /**
+   * The deadline of the call a transaction serves: it waits at most up to DEADLINE_MARGIN_MS before it, and none
+   * begins later. Without one (or for work no call waits on) only maxQueueMs bounds the wait.
+   */
+  deadline?: CallDeadline;
 }
 
 interface Waiter {
@@ -32,9 +39,14 @@ export class TransactionGate {
 
   constructor(private readonly options: TransactionGateOptions) {}
 
-  /** Runs `work` once a place is free; refuses it (never started) when the queue is full or the wait too long. */
+  /**
+   * Runs `work` once a place is free; refuses it (never started) when the queue is full, the wait too long or its
+   * call's deadline too near.
+   */
   async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#running >= this.options.concurrency || this.#queue.length > 0) await this.#enter();
+    const left = waitLeft(this.options.deadline, this.options.maxQueueMs);
+    if (left <= 0) throw busy();
+    if (this.#running >= this.options.concurrency || this.#queue.length > 0) await this.#enter(left);
     else this.#running += 1;
     try {
       return await work();
@@ -43,7 +55,7 @@ export class TransactionGate {
     }
   }
 
-  #enter(): Promise<void> {
+  #enter(waitMs: number): Promise<void> {
     if (this.#queue.length >= this.options.maxQueued) return Promise.reject(busy());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -51,7 +63,7 @@ export class TransactionGate {
         timer: setTimeout(() => {
           this.#queue.splice(this.#queue.indexOf(waiter), 1);
           reject(busy());
-        }, this.options.maxQueueMs),
+        }, waitMs),
       };
       this.#queue.push(waiter);
     });

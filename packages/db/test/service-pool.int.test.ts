@@ -1,9 +1,13 @@
 // The laned pool against a real PostgreSQL: a connection that comes free goes to a waiting transaction before the
 // statements that waited longer, statements never hold the connections kept for transactions, an idle connection's
 // error reaches the pool's listeners (Prisma's adapter listens there; an 'error' nobody hears ends the process), and
-// ending the pool ends its connections; and every service connection runs without JIT.
+// ending the pool ends its connections; every service connection runs without JIT; and a call's statement still waiting
+// when its deadline nears leaves the line unrun.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isAppError } from '@relay/errors';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, onTestFinished, vi } from 'vitest';
+import { DEADLINE_MARGIN_MS } from '../src/call-deadline.ts';
 import { LanedPool, servicePool } from '../src/service-pool.ts';
 import { scratchDatabase, type ScratchDatabase } from './scratch-database.ts';
 
@@ -24,9 +28,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** The deadline of the call a statement serves, as a service's gRPC handlers have theirs (@relay/rpc's callDeadline). */
+const calls = new AsyncLocalStorage<number>();
+
 /** A pool ended when the test ends. */
 function lanedPool(connections: number, statements: number): LanedPool {
-  const pool = new LanedPool(database.url, { connections, statements });
+  const pool = new LanedPool(database.url, { connections, statements }, () => calls.getStore());
   onTestFinished(() => pool.end());
   return pool;
 }
@@ -103,4 +110,28 @@ it("runs every service connection without JIT, whatever the database's own setti
   expect((await fresh.query<{ jit: string }>('SHOW jit')).rows[0]!.jit).toBe('on');
   expect(await jitOf(plain)).toBe('off');
   expect(await jitOf(lanedPool(2, 1))).toBe('off');
+});
+
+it("gives up a call's statement still waiting a margin before the call's deadline, unrun; one no call waits on still waits", async () => {
+  await admin.query('CREATE TABLE ran (name text)');
+  onTestFinished(() => admin.query('DROP TABLE ran'));
+  const pool = lanedPool(1, 1);
+  const release = await holdLock();
+  const holding = pool.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCK]);
+  await vi.waitFor(async () => expect(await waitingForLock()).toBe(1));
+  // Its deadline is near: it gives up while the one connection is still held.
+  const late = calls.run(Date.now() + DEADLINE_MARGIN_MS + 300, () => pool.query("INSERT INTO ran VALUES ('late')")).catch((error: unknown) => error);
+  const unbounded = pool.query("INSERT INTO ran VALUES ('unbounded')");
+  const refusal = await late;
+  expect(isAppError(refusal) && refusal.code).toBe('REMOTE_RELAY_CALL_LIMIT');
+  expect(await waitingForLock()).toBe(1);
+  // One whose deadline is already that near is refused at once, even with a connection free.
+  const idle = lanedPool(1, 1);
+  const atOnce = await calls.run(Date.now() + DEADLINE_MARGIN_MS, () => idle.query("INSERT INTO ran VALUES ('at once')")).catch((error: unknown) => error);
+  expect(isAppError(atOnce) && atOnce.code).toBe('REMOTE_RELAY_CALL_LIMIT');
+  await release();
+  await Promise.all([holding, unbounded]);
+  // A call whose deadline is far still has its statement run.
+  await calls.run(Date.now() + 60_000, () => pool.query("INSERT INTO ran VALUES ('in time')"));
+  expect((await admin.query<{ name: string }>('SELECT name FROM ran ORDER BY name')).rows.map(({ name }) => name)).toEqual(['in time', 'unbounded']);
 });

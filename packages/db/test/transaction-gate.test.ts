@@ -2,6 +2,7 @@
 // "Unable to start a transaction" refused as the gate refuses, anything else passed on.
 import { isAppError } from '@relay/errors';
 import { afterEach, expect, it, vi } from 'vitest';
+import { DEADLINE_MARGIN_MS } from '../src/call-deadline.ts';
 import { gatedTransactions, TransactionGate, transactionBounds, ungated } from '../src/transaction-gate.ts';
 
 afterEach(() => {
@@ -39,6 +40,35 @@ it('runs at most `concurrency` at once and the others in the order they came', a
   await vi.waitFor(() => expect(started).toEqual(['a', 'b', 'c', 'd']));
   works[3]!.finish();
   expect(await Promise.all(runs)).toEqual(['a', 'b', 'c', 'd']);
+});
+
+it("waits at most up to a margin before its call's deadline, and begins none later; without a deadline only maxQueueMs bounds it", async () => {
+  vi.useFakeTimers();
+  let deadline: number | undefined;
+  const gate = new TransactionGate({ concurrency: 1, maxQueued: 10, maxQueueMs: 60_000, deadline: () => deadline });
+  const started: string[] = [];
+  const first = held('first', started);
+  const running = gate.run(first.work);
+  deadline = Date.now() + DEADLINE_MARGIN_MS + 2_000;
+  const late = gate.run(held('late', started).work).catch(codeOf);
+  deadline = undefined;
+  const unbounded = held('unbounded', started);
+  const waiting = gate.run(unbounded.work);
+  let refused = false;
+  void late.then(() => (refused = true));
+  await vi.advanceTimersByTimeAsync(1_999);
+  expect(refused).toBe(false);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(await late).toBe('REMOTE_RELAY_CALL_LIMIT');
+  deadline = Date.now() + DEADLINE_MARGIN_MS;
+  expect(await gate.run(held('too near', started).work).catch(codeOf)).toBe('REMOTE_RELAY_CALL_LIMIT');
+  deadline = undefined;
+  await vi.advanceTimersByTimeAsync(30_000);
+  first.finish();
+  await running;
+  await vi.waitFor(() => expect(started).toEqual(['first', 'unbounded']));
+  unbounded.finish();
+  expect(await waiting).toBe('unbounded');
 });
 
 it('refuses a wait past maxQueueMs with REMOTE_RELAY_CALL_LIMIT and never runs it; the next in line still runs', async () => {

@@ -1,3 +1,4 @@
+export { callDeadline } from './call-deadline.ts';
 export { callStream, type StreamCallOptions, type StreamMethodName } from './call-stream.ts';
 export { callUnary, type UnaryCallOptions, type UnaryMethodName } from './call-unary.ts';
 export { checkHealth } from './check-health.ts';

@@ -1,6 +1,7 @@
 import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { isAppError } from '@relay/errors';
 import { annotateActiveSpan, Attr, type Logger } from '@relay/telemetry';
+import { withCallDeadline } from './call-deadline.ts';
 import { CODE_METADATA_KEY, toGrpcStatus } from './grpc-error.ts';
 import { recordServedCall } from './served-call-metrics.ts';
 
@@ -20,7 +21,8 @@ export type UnaryHandlers<S> = {
 /**
  * Adapts promise handlers to grpc-js: an AppError becomes its gRPC status with `relay-code` and
  * `relay-details` metadata; anything else becomes INTERNAL / REMOTE_RELAY_INTERNAL, logged with its stack.
- * Every call is measured in `rpc.server.call.duration`.
+ * Every call is measured in `rpc.server.call.duration`, and its handler's work knows the call's deadline
+ * (callDeadline).
  */
 export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>): UntypedServiceImplementation {
   const served: UntypedServiceImplementation = {};
@@ -28,19 +30,17 @@ export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>):
     served[method] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const startedAt = performance.now();
       // Through a promise so that a handler throwing synchronously is mapped like one that rejects.
-      Promise.resolve(call.request)
-        .then((request) => handler(request, call))
-        .then(
-          (response) => {
-            recordServedCall(call.getPath(), startedAt, status.OK);
-            callback(null, response);
-          },
-          (error: unknown) => {
-            const failure = reportFailure(logger, call.getPath(), error);
-            recordServedCall(call.getPath(), startedAt, failure);
-            callback(failure);
-          },
-        );
+      withCallDeadline(call.getDeadline(), () => Promise.resolve(call.request).then((request) => handler(request, call))).then(
+        (response) => {
+          recordServedCall(call.getPath(), startedAt, status.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const failure = reportFailure(logger, call.getPath(), error);
+          recordServedCall(call.getPath(), startedAt, failure);
+          callback(failure);
+        },
+      );
     };
   }
   return served;

@@ -8,6 +8,7 @@ import { lanedServicePool } from '@relay/db/service-pool';
 import { gatedTransactions, TransactionGate, transactionBounds } from '@relay/db/transaction-gate';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { QuestionServiceService } from '@relay/proto/relay/question/v1/question_service';
+import { callDeadline } from '@relay/rpc';
 import { startService } from '@relay/service';
 import { loadConfig } from './config.ts';
 import { startSessionArchivedConsumer } from './adapters/bus/session-archived-consumer.ts';
@@ -32,9 +33,13 @@ await startService({
   // One pool for Prisma's client and ListAsks' read in plain SQL (PgAskReads); $disconnect() ends it. Its interactive
   // transactions (a card raised, an ask kept) queue at a gate that leaves the reads connections of their own, and
   // those it lets through go before the reads waiting for a connection (transaction-gate.ts, service-pool.ts).
-  pool: lanedServicePool,
+  // A call's reads and transactions wait at most up to a margin before its deadline (call-deadline.ts).
+  pool: (url) => lanedServicePool(url, callDeadline),
   database: (pool) =>
-    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
+    gatedTransactions(
+      new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+      new TransactionGate({ ...transactionBounds(pool), deadline: callDeadline }),
+    ),
   stream: BusStreams.QUESTION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, serve }) {

@@ -12,7 +12,7 @@ import { RunnerServiceClient } from '@relay/proto/relay/runner/v1/runner_service
 import { SessionServiceService } from '@relay/proto/relay/session/v1/session_service';
 import { OAuthServiceService } from '@relay/proto/relay/session/v1/oauth_service';
 import { McpTaskServiceService } from '@relay/proto/relay/session/v1/mcp_task_service';
-import { createClient } from '@relay/rpc';
+import { callDeadline, createClient } from '@relay/rpc';
 import { startService } from '@relay/service';
 import { BusStreams } from '@relay/proto/relay/bus-contracts';
 import { startScheduledPromptConsumer } from './adapters/bus/scheduled-prompt-consumer.ts';
@@ -74,9 +74,13 @@ await startService({
   // One pool for Prisma's client and the reads in plain SQL (PgSessionReads, PgTokenReads); $disconnect() ends it.
   // Its interactive transactions queue at a gate that leaves reads connections of their own, and those it lets through
   // go before the reads waiting for a connection (transaction-gate.ts, service-pool.ts).
-  pool: lanedServicePool,
+  // A call's reads and transactions wait at most up to a margin before its deadline (call-deadline.ts).
+  pool: (url) => lanedServicePool(url, callDeadline),
   database: (pool) =>
-    gatedTransactions(new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }), new TransactionGate(transactionBounds(pool))),
+    gatedTransactions(
+      new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }),
+      new TransactionGate({ ...transactionBounds(pool), deadline: callDeadline }),
+    ),
   stream: BusStreams.SESSION_EVENTS,
   outbox: { wakeOnCommit: true },
   async start({ config, logger, clock, pool, db: prisma, bus, grpc, serve }) {

@@ -3,6 +3,7 @@
 // REMOTE_RELAY_CALL_LIMIT, never an internal error, and the token checks made meanwhile all answer. The pool's
 // transactions go before its reads, and the reads never hold the connections kept for them (docs/adr/0049): reads that
 // fill the pool never hold a write up, nor writes a read.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { isAppError } from '@relay/errors';
@@ -12,6 +13,7 @@ import { afterAll, afterEach, beforeAll, expect, it, onTestFinished, vi } from '
 import { PrismaClient } from '../src/generated/prisma/client.ts';
 import { PrismaExternalCalls } from '../src/adapters/store/prisma-external-calls.ts';
 import { PgTokenReads } from '../src/adapters/store/pg-token-reads.ts';
+import { DEADLINE_MARGIN_MS } from '@relay/db/call-deadline';
 import { LanedPool, type Lanes } from '@relay/db/service-pool';
 import { gatedTransactions, TransactionGate, transactionBounds, type TransactionGateOptions } from '@relay/db/transaction-gate';
 
@@ -25,13 +27,16 @@ const LOCK = 46;
 const SESSIONS = 50;
 const SETTINGS = { agentSessionsEnabled: true, maxWaitSeconds: 900, maxTurnMinutes: 45, taskQuietMinutes: 20 };
 
+/** The deadline of the call a hold serves, as the service's gRPC handlers have theirs (@relay/rpc's callDeadline). */
+const deadlines = new AsyncLocalStorage<number>();
+
 let database: TestDatabase;
 let pool: LanedPool;
 let prisma: PrismaClient;
 
 beforeAll(async () => {
   database = await createTestDatabase({ migrationsDir });
-  pool = new LanedPool(database.url, LANES);
+  pool = new LanedPool(database.url, LANES, () => deadlines.getStore());
   prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   await prisma.relaySettings.create({ data: { id: 1, ...SETTINGS } });
   await prisma.user.create({ data: { id: 'u1', name: 'u', createdAt: NOW } });
@@ -148,4 +153,25 @@ it('answers token checks while a burst of writes holds every connection it may',
   await lock.release();
   await Promise.all(transactions);
   expect(checks.every((check) => check.holder === undefined && check.settings.maxWaitSeconds === 900)).toBe(true);
+});
+
+it("refuses a hold whose call's deadline nears while it waits at the gate, before anything of it is written; one no call waits on still waits", async () => {
+  const gate = new TransactionGate({ ...transactionBounds(pool), maxQueueMs: 600_000, deadline: () => deadlines.getStore() });
+  const gated = gatedTransactions(prisma, gate);
+  const lock = await holdLock();
+  const holding = Array.from({ length: transactionBounds(pool).concurrency }, () =>
+    gated.$transaction((tx) => tx.$executeRaw`SELECT pg_advisory_xact_lock(${LOCK})`),
+  );
+  await vi.waitFor(async () => expect(await lock.waiting()).toBe(transactionBounds(pool).concurrency));
+  const calls = new PrismaExternalCalls(gated);
+  const late = deadlines.run(Date.now() + DEADLINE_MARGIN_MS + 300, () => calls.hold('s0', 'late', LATER, NOW, 'u1')).catch((error: unknown) => error);
+  const unbounded = calls.hold('s1', 'unbounded', LATER, NOW, 'u1');
+  const refusal = await late;
+  expect(isAppError(refusal) && refusal.code).toBe('REMOTE_RELAY_CALL_LIMIT');
+  // Refused while the transactions before it still held every place.
+  expect(await lock.waiting()).toBe(transactionBounds(pool).concurrency);
+  await lock.release();
+  await Promise.all([...holding, unbounded]);
+  expect(await rows()).toEqual(['unbounded']);
+  expect(await announced()).toBe(1);
 });
