@@ -1,8 +1,13 @@
 import { Metadata, type CallOptions, type Client, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { callDeadline } from './call-deadline.ts';
 import { fromGrpcError } from './grpc-error.ts';
 
 export interface UnaryCallOptions {
-  /** Fails the call with DEADLINE_EXCEEDED after this long. */
+  /**
+   * Fails the call with DEADLINE_EXCEEDED after this long. Made by a handler's work, the call also has no later
+   * deadline than the call being served (callDeadline): gRPC's deadline propagation, so the service called gives up
+   * its waits when the first caller gives up, not later.
+   */
   deadlineMs?: number;
   metadata?: Metadata;
   /**
@@ -42,7 +47,8 @@ export function callUnary<Req, Res>(client: Client, method: string, request: Req
 export function callUnary(client: Client, method: string, request: unknown, options: UnaryCallOptions = {}): Promise<unknown> {
   const fn = (client as unknown as Record<string, UnaryMethod<unknown, unknown> | undefined>)[method];
   if (typeof fn !== 'function') return Promise.reject(new Error(`the client has no method ${method}`));
-  const callOptions: Partial<CallOptions> = options.deadlineMs === undefined ? {} : { deadline: Date.now() + options.deadlineMs };
+  const deadline = earliest(options.deadlineMs === undefined ? undefined : Date.now() + options.deadlineMs, callDeadline());
+  const callOptions: Partial<CallOptions> = deadline === undefined ? {} : { deadline };
   const metadata = options.metadata ?? new Metadata();
   if (options.waitForReady === true) metadata.setOptions({ waitForReady: true });
   return new Promise((resolve, reject) => {
@@ -51,4 +57,9 @@ export function callUnary(client: Client, method: string, request: unknown, opti
       else resolve(response);
     });
   });
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }

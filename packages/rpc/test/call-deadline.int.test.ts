@@ -1,5 +1,6 @@
 // A unary handler's work knows its call's deadline (callDeadline) through a real grpc-js server: the deadline the caller
-// gave, none when it gave none, and none for the work the handler leaves running once it has answered.
+// gave, none when it gave none, and none for the work the handler leaves running once it has answered; a call the
+// handler makes has no later deadline.
 import { SessionServiceClient, SessionServiceService, type SessionServiceServer } from '@relay/proto/relay/session/v1/session_service';
 import { createLogger } from '@relay/telemetry';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ const DEADLINE_MS = 60_000;
 let server: GrpcServer;
 let sessions: SessionServiceClient;
 /** What the handler's work saw: during the call, and in work it left running after it answered. */
-let seen: { during?: number | undefined; after?: Promise<number | undefined> } = {};
+let seen: { during?: number | undefined; after?: Promise<number | undefined>; inner?: number | undefined } = {};
 
 beforeAll(async () => {
   server = await startGrpcServer({
@@ -27,6 +28,12 @@ beforeAll(async () => {
         implementation: serveUnary<Pick<SessionServiceServer, 'createUser'>>(logger, {
           createUser: async ({ name }) => {
             await Promise.resolve();
+            if (name === 'inner') {
+              seen.inner = callDeadline();
+              return { userId: 'inner', token: 't' };
+            }
+            // A call of its own, with a deadline of its own later than its caller's.
+            if (name === 'outer') await callUnary(sessions, 'createUser', { name: 'inner' }, { deadlineMs: DEADLINE_MS * 2 });
             seen.during = callDeadline();
             seen.after = new Promise((resolve) => setTimeout(() => resolve(callDeadline()), 50));
             return { userId: `user-${name}`, token: 't' };
@@ -59,4 +66,11 @@ it('gives none to a call without a deadline', async () => {
   seen = {};
   await callUnary(sessions, 'createUser', { name: 'bob' });
   expect(seen.during).toBeUndefined();
+});
+
+it("gives a call a handler makes no later deadline than the handler's own call", async () => {
+  seen = {};
+  await callUnary(sessions, 'createUser', { name: 'outer' }, { deadlineMs: DEADLINE_MS });
+  // The inner call's deadline went over the wire as a relative timeout: within a second of the outer one, not 60 s later.
+  expect(Math.abs(seen.inner! - seen.during!)).toBeLessThan(1_000);
 });
