@@ -114,7 +114,9 @@ it("runs every service connection without JIT, whatever the database's own setti
 
 it("gives up a call's statement still waiting a margin before the call's deadline, unrun; one no call waits on still waits", async () => {
   await admin.query('CREATE TABLE ran (name text)');
-  onTestFinished(() => admin.query('DROP TABLE ran'));
+  onTestFinished(async () => {
+    await admin.query('DROP TABLE ran');
+  });
   const pool = lanedPool(1, 1);
   const release = await holdLock();
   const holding = pool.query('SELECT pg_advisory_xact_lock_shared($1)', [LOCK]);
