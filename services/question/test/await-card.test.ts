@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@relay/clock';
-import { awaitCard, type AwaitCardEvent } from '../src/app/await-card.ts';
+import { awaitCard, SAFETY_READ_MS, type AwaitCardEvent } from '../src/app/await-card.ts';
 import { decideCard } from '../src/app/decide-card.ts';
 import { raiseCard } from '../src/app/raise-card.ts';
 import { FakeDecisions, InMemoryCardStore, sequentialIds, allTurnEndsHeard } from './in-memory-card-store.ts';
@@ -83,16 +83,41 @@ describe('awaitCard', () => {
     expect(decisions.watching(card.id)).toBe(0);
   });
 
-  it('finds a decision even when the notification is lost, at the next tick', async () => {
+  it('reads the card at no keep-alive while nothing nudges it, and makes up for a lost notification at its safety read', async () => {
     const { deps, card, realTime } = await setup();
+    let reads = 0;
+    const find = deps.store.find.bind(deps.store);
+    deps.store.find = (cardId) => {
+      reads += 1;
+      return find(cardId);
+    };
     const stream = reader(
       awaitCard({ ...deps, decisions: { watch: () => () => undefined } }, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal),
     );
+    let next = stream.next();
+    await settle();
+    expect(reads).toBe(1);
+    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
+    reads = 0; // the decision's own
+    for (let waited = 5_000; waited < SAFETY_READ_MS; waited += 5_000) {
+      realTime.advance(5_000);
+      expect(await next).toEqual({ progressSeconds: 0 });
+      next = stream.next();
+      await settle();
+    }
+    expect(reads).toBe(0);
+    realTime.advance(5_000);
+    expect(await next).toMatchObject({ card: { status: 'allowed' } });
+    expect(reads).toBe(1);
+  });
+
+  it('reads the card again at once when a decision nudges it', async () => {
+    const { deps, card } = await setup();
+    const stream = reader(awaitCard(deps, { cardId: card.id, waitSeconds: 600 }, new AbortController().signal));
     const first = stream.next();
     await settle();
-    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'allow', answer: '', choices: [] }, NOW);
-    realTime.advance(5_000);
-    expect(await first).toMatchObject({ card: { status: 'allowed' } });
+    await decideCard(deps, { by: { kind: 'user' }, userId: 'u1', cardId: card.id, decision: 'deny', answer: '', choices: [] }, NOW);
+    expect(await first).toMatchObject({ card: { status: 'denied' } });
   });
 
   it.each([

@@ -19,6 +19,14 @@ export interface AwaitCardInput {
   waitSeconds: number;
 }
 
+/**
+ * Real time between two reads of a card that no decision nudged: a decision wakes its waits through CardDecisions
+ * (NOTIFY on commit, every watcher told again when the listener reconnects), so this read only bounds how late a
+ * nudge lost some other way is made up for. At every keep-alive (5 s), 1,000 waits on pending cards read 200 cards a
+ * second, the question service's main work while nobody decides (bench/waits.bench.ts).
+ */
+export const SAFETY_READ_MS = 60_000;
+
 /** A keep-alive with the relay-clock seconds waited so far, or the card (always the last event). */
 export type AwaitCardEvent = { progressSeconds: number } | { card: Card };
 
@@ -54,6 +62,7 @@ export async function* awaitCard(deps: AwaitCardDeps, input: AwaitCardInput, sig
       );
     }
     let tick: Promise<boolean> | undefined;
+    let readAt = deps.realTime.now().getTime();
     while (card.status === 'pending' && !timeUp) {
       // true when the keep-alive is due; false when aborted.
       tick ??= deps.realTime.sleep(deps.progressIntervalMs, stop).then(
@@ -62,9 +71,11 @@ export async function* awaitCard(deps: AwaitCardDeps, input: AwaitCardInput, sig
       );
       const ticked = await Promise.race([tick, nudge.fired.then(() => false)]);
       if (stop.aborted) return;
-      nudge.reset();
-      // A tick also re-reads the card, so a lost notification costs one interval at most.
-      card = (await deps.store.find(input.cardId)) ?? card;
+      const nudged = nudge.reset();
+      if (nudged || deps.realTime.now().getTime() - readAt >= SAFETY_READ_MS) {
+        readAt = deps.realTime.now().getTime();
+        card = (await deps.store.find(input.cardId)) ?? card;
+      }
       if (ticked) {
         tick = undefined;
         if (card.status === 'pending' && !timeUp) yield { progressSeconds: Math.floor((deps.clock.now().getTime() - startedMs) / 1000) };
@@ -91,11 +102,12 @@ class Nudge {
     this.resolve();
   }
 
-  /** Re-arms after a wake-up; call it before re-reading what the wake-up was about. */
-  reset(): void {
-    if (!this.settled) return;
+  /** Re-arms after a wake-up; call it before re-reading what the wake-up was about. Answers whether it had fired. */
+  reset(): boolean {
+    if (!this.settled) return false;
     this.settled = false;
     this.fired = this.arm();
+    return true;
   }
 
   private arm(): Promise<void> {
