@@ -3,7 +3,7 @@
  * code from a service's catalogue; anything else is a bug and stays a plain Error.
  */
 
-import { ERROR_KINDS, type ErrorCode } from './catalogue.ts';
+import { ERROR_KINDS, isErrorCode, type ErrorCode } from './catalogue.ts';
 
 export { ERROR_KINDS, isErrorCode, type ErrorCode } from './catalogue.ts';
 export { MAX_SESSIONS_AT_WORK } from './limits.ts';
@@ -43,6 +43,19 @@ export class AppError extends Error {
 /** A refusal with a catalogued code; its kind is the one the catalogue gives that code. */
 export function appError(code: ErrorCode, message: string, options: { cause?: unknown; details?: ErrorDetails } = {}): AppError {
   return new AppError(code, ERROR_KINDS[code], message, options);
+}
+
+/**
+ * The refusal behind an error a library threw in its place, or `error` as it is. Prisma's client, when its driver
+ * adapter's pool throws an AppError (@relay/db's lines refusing a query they could not run in time), throws an error
+ * of its own that keeps the AppError's code, with the AppError's message as the last line of its own: that is the
+ * refusal again, with its catalogued code and kind. Nothing else carries a catalogued code.
+ */
+export function refusalBehind(error: unknown): unknown {
+  if (isAppError(error) || !(error instanceof Error)) return error;
+  const { code } = error as { code?: unknown };
+  if (typeof code !== 'string' || !isErrorCode(code)) return error;
+  return appError(code, error.message.trim().split('\n').at(-1)!, { cause: error });
 }
 
 /** True for errors a caller may act on; false for bugs. */

@@ -1,5 +1,5 @@
 import { status, type handleUnaryCall, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { isAppError } from '@relay/errors';
+import { isAppError, refusalBehind } from '@relay/errors';
 import { annotateActiveSpan, Attr, type Logger } from '@relay/telemetry';
 import { withCallDeadline } from './call-deadline.ts';
 import { CODE_METADATA_KEY, toGrpcStatus } from './grpc-error.ts';
@@ -47,7 +47,8 @@ export function serveUnary<S>(logger: Logger, implementation: UnaryHandlers<S>):
 }
 
 /** Logs a handler's failure and records it on the active (server) span; returns the status to send. */
-export function reportFailure(logger: Logger, path: string, error: unknown): ReturnType<typeof toGrpcStatus> {
+export function reportFailure(logger: Logger, path: string, thrown: unknown): ReturnType<typeof toGrpcStatus> {
+  const error = refusalBehind(thrown);
   const grpcStatus = toGrpcStatus(error);
   annotateActiveSpan({ [Attr.ERROR_CODE]: String(grpcStatus.metadata.get(CODE_METADATA_KEY)[0]) });
   // Refusals are part of normal operation; only faults deserve an error line.
