@@ -19,3 +19,8 @@ export const READ_LAST_MAX = 100;
  */
 export const LIST_SESSIONS_PAGE = 100;
 export const LIST_SESSIONS_PAGES_MAX = 100_000;
+
+/** How many pages of `pageSize` a listing of `total` sessions fills: 1 when it holds none. */
+export function sessionPages(total: number, pageSize = LIST_SESSIONS_PAGE): number {
+  return Math.max(1, Math.ceil(total / pageSize));
+}

@@ -1,6 +1,7 @@
 /**
  * The use cases of asks: ask, list, withdraw, answer (by the user) and end (the session was archived).
  */
+import { capped } from '../domain/capped.ts';
 import type { Ask } from '../domain/ask-entities.ts';
 import { admitAsk, applyAnswer, applyWithdraw, askNotFound, AskLimits, buildAsk, isRecent, type AnswerAskInput, type AskInput } from '../domain/asks.ts';
 import { invalidInput } from '../domain/errors.ts';
@@ -42,7 +43,8 @@ export async function listAsks(reads: AskReads, input: ListAsksInput, now: Date)
     endedSince: new Date(now.getTime() - AskLimits.RECENT_MS),
     limit: AskLimits.LIST + 1,
   });
-  return { asks: asks.slice(0, AskLimits.LIST).filter((one) => isRecent(one, now)), more: asks.length > AskLimits.LIST };
+  const { listed, more } = capped(asks, AskLimits.LIST);
+  return { asks: listed.filter((one) => isRecent(one, now)), more };
 }
 
 /** The asking conversation takes back a pending ask. */

@@ -1,4 +1,5 @@
 import { CardLimits } from '../domain/card-limits.ts';
+import { capped } from '../domain/capped.ts';
 import type { Card } from '../domain/entities.ts';
 import { invalidInput } from '../domain/errors.ts';
 import type { CardStore } from './ports.ts';
@@ -20,5 +21,6 @@ export async function listCards(store: CardStore, input: ListCardsInput): Promis
     pendingOnly: input.pendingOnly,
     limit: CardLimits.LIST + 1,
   });
-  return { cards: cards.slice(0, CardLimits.LIST), more: cards.length > CardLimits.LIST };
+  const { listed, more } = capped(cards, CardLimits.LIST);
+  return { cards: listed, more };
 }

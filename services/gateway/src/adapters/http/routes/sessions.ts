@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '@relay/clock';
 import { z } from 'zod';
 import { CreateSessionRequest, SendMessageRequest } from '@relay/proto/relay/session/v1/session_service';
-import { LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGES_MAX, READ_LAST_DEFAULT, READ_LAST_MAX } from '../../../domain/limits.ts';
+import { LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGES_MAX, READ_LAST_DEFAULT, READ_LAST_MAX, sessionPages } from '../../../domain/limits.ts';
 import { turnFields } from '../../../app/views/turn-result.ts';
 import { SESSION_SCOPES, sessionReadView, sessionView, userSessionView } from '../../../app/views/session-view.ts';
 import { RELAY_VERSION } from '../../../domain/version.ts';
@@ -148,7 +148,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: SessionRouteDe
     ]);
     if (listed === undefined) return reply;
     const sessionsTotal = listed.total ?? listed.sessions.length;
-    const pages = Math.max(1, Math.ceil(sessionsTotal / limit));
+    const pages = sessionPages(sessionsTotal, limit);
     return {
       sessions: listed.sessions.map((session) => {
         const view = userSessionView(session, marks(session.id));

@@ -12,7 +12,7 @@ import type { ActionContext } from '../action-context.ts';
 import { defineAction } from '../define-action.ts';
 import { argumentsOf, type ToolArguments } from '../../../domain/tool-arguments.ts';
 import { toolError } from '../../../domain/errors.ts';
-import { LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGES_MAX } from '../../../domain/limits.ts';
+import { LIST_SESSIONS_PAGE, LIST_SESSIONS_PAGES_MAX, sessionPages } from '../../../domain/limits.ts';
 import { count, success, type Success } from '../../../domain/result.ts';
 import { thisRelay } from '../../../domain/this-relay.ts';
 
@@ -45,7 +45,7 @@ async function runListSessions(args: ToolArguments, context: ActionContext): Pro
   context.pendingAlong?.answered(pending);
   const sessions = found.map(sessionView);
   if (total === found.length && page === 1) return success(`list_sessions → ${relay}: ${count(found.length, 'session')}`, { sessions }, relay);
-  const pages = Math.max(1, Math.ceil(total / LIST_SESSIONS_PAGE));
+  const pages = sessionPages(total);
   return success(
     `list_sessions → ${relay}: ${found.length} of ${count(total, 'session')} (page ${page} of ${pages})`,
     { sessions, sessionsTotal: total, page, note: pageNote(page, pages, found.length, total) },
