@@ -131,13 +131,14 @@ await startService({
       },
       logger,
     };
+    const cards = new GrpcQuestionCards(questions);
     // The Claude Agent SDK loads at a Claude session's first turn: a relay that runs none never pays for it (about a
     // fifth of the service's CPU at start, and ~30 MB at rest).
     const claudeAgentSdk = () => import('@anthropic-ai/claude-agent-sdk');
     // The agents' CLIs are located where they run: on Kubernetes the command runner is asked (waiting for it to be up).
     const providers = new ProviderRegistry(
       await configuredProviders(config, {
-        cards: new GrpcQuestionCards(questions),
+        cards,
         tasks: backgroundTasks,
         cli: runnerSandbox ?? sandbox,
         history: prismaConversationHistory(prisma),
@@ -204,6 +205,7 @@ await startService({
       store: turns,
       ids: nodeCrypto,
       providers,
+      cards,
       workers,
       signals,
       clock,

@@ -95,6 +95,8 @@ beforeAll(async () => {
     store: turns,
     ids: nodeCrypto,
     providers: new ProviderRegistry([blocking]),
+    // Its providers raise no card.
+    cards: { cancel: async () => undefined },
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger }),
     signals: signalsB,
     clock,

@@ -65,10 +65,12 @@ beforeAll(async () => {
     sandbox: bubblewrapSandbox({ path: process.env.PATH }),
   });
   const turns = new PrismaTurnStore(prisma, API_MESSAGES);
+  const cards = new GrpcQuestionCards(questionClient);
   runner = new TurnRunner({
     store: turns,
     ids: nodeCrypto,
-    providers: new ProviderRegistry([new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards: new GrpcQuestionCards(questionClient), logger, tasks })]),
+    providers: new ProviderRegistry([new ScriptProvider({ gatewayUrl: 'http://127.0.0.1:9', cards, logger, tasks })]),
+    cards,
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger }),
     signals: new TurnSignals(),
     clock,

@@ -160,6 +160,29 @@ const plainProvider: Provider = {
   },
 };
 
+/**
+ * A provider that answers its agent's request for approval beside its turn, as Codex does: it raises a card, and its
+ * turn, once stopped, ends at once while that request has not withdrawn the card yet (here: never).
+ */
+const approvingProvider: Provider = {
+  id: 'approving',
+  availability: () => ALWAYS_AVAILABLE,
+  listModels: async () => ['approving-1'],
+  canSteer: false,
+  async startTurn(input) {
+    const cardId = await new GrpcQuestionCards(questionClient).raise({
+      kind: 'approval',
+      userId: input.session.userId,
+      sessionId: input.session.id,
+      title: 'Approving wants to run a command',
+      lines: ['Command: touch never.txt'],
+    });
+    await input.emit({ type: 'question_raised', question: { id: cardId, kind: 'ask_user', question: 'Approving wants to run a command', options: [] } });
+    await input.clock.sleep(3_600_000, input.signal);
+    return { text: 'ran', model: 'approving-1' };
+  },
+};
+
 const workingProvider: Provider = {
   id: 'working',
   availability: () => ALWAYS_AVAILABLE,
@@ -185,7 +208,9 @@ function startRunner(options: { runnerClock?: Clock; leaseMs?: number } = {}): T
       subagentProvider,
       workingProvider,
       plainProvider,
+      approvingProvider,
     ]),
+    cards: new GrpcQuestionCards(questionClient),
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock: runnerClock, logger }),
     signals,
     clock: runnerClock,
@@ -443,6 +468,16 @@ describe('the turn runner with the script provider', () => {
     expect((await prisma.session.findUniqueOrThrow({ where: { id: sessionId } })).state).toBe('idle');
 
     expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: false });
+  });
+
+  it('a stopped turn reads stopped only once the card it left pending is withdrawn, though its provider withdrew none', async () => {
+    const sessionId = await newSession({ provider: 'approving' });
+    const { turnId } = await queue(sessionId, 'run');
+    startRunner();
+    const card = await until(async () => questionService.cards.find((c) => c.sessionId === sessionId), 'the card is raised');
+    expect(await callUnary(client, 'stopTurn', { userId, callerSessionId: '', sessionId })).toEqual({ stopRequested: true });
+    expect(await untilStatus(turnId, 'stopped', 'done', 'error')).toMatchObject({ status: 'stopped' });
+    expect(card.status).toBe(CardStatus.CARD_STATUS_CANCELLED);
   });
 
   it('drain (a rollout): claims no new turn, lets the running ones end by themselves, a stop request still reaches them, and the queued turn waits', async () => {

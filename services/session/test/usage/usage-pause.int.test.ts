@@ -92,6 +92,8 @@ function startReplica(): TurnRunner {
     store: turns,
     ids: nodeCrypto,
     providers: new ProviderRegistry([limitedClaude(), echo]),
+    // Its providers raise no card.
+    cards: { cancel: async () => undefined },
     workers: new SessionWorkers({ store: turns, secrets: nodeCrypto, hasher: nodeCrypto, clock, logger }),
     signals: new TurnSignals(),
     clock,

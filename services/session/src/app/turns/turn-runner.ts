@@ -20,6 +20,7 @@ import type { UsageLedger } from '../usage/ports.ts';
 import type { IdGenerator } from '../ports.ts';
 import { TurnFailed, TurnHandedOver, type ProviderEvent, type ResumePoint } from './provider.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
+import type { QuestionCards } from './question-cards.ts';
 import { InFlightWriter } from './in-flight-writer.ts';
 import type { SessionWorkers } from './session-workers.ts';
 import type { TurnSignals } from './turn-signals.ts';
@@ -29,6 +30,8 @@ export interface TurnRunnerOptions {
   /** Ids of the events and reply messages the turns' ends write. */
   ids: IdGenerator;
   providers: ProviderRegistry;
+  /** Withdraws what a turn that ends left pending (the question service's CancelCards). */
+  cards: Pick<QuestionCards, 'cancel'>;
   workers: Pick<SessionWorkers, 'acquire' | 'release'>;
   signals: TurnSignals;
   /** The relay clock: leases, Max turn duration and every wait a provider makes. */
@@ -78,6 +81,8 @@ type RunningTurn = {
   resumable: boolean;
   /** Since its last resume point the turn only waits for a person or a reply: it can be handed over at once. */
   parked: boolean;
+  /** Cards its provider raised and has not reported answered: they may still be pending when it ends. */
+  openCards: number;
 };
 
 // Turns are claimed when turn_queued or a stop comes over NATS (published as the queueing commits) and when a turn
@@ -226,7 +231,7 @@ export class TurnRunner {
 
   #launch(claimed: ClaimedTurn): void {
     const resumable = claimed.resume !== undefined;
-    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt, resumable, parked: false };
+    const turn: RunningTurn = { abort: new AbortController(), announcedAt: claimed.startedAt, resumable, parked: false, openCards: 0 };
     this.#running.set(claimed.turnId, turn);
     turn.finished = this.#traced(claimed, (span) => this.#run(claimed, turn, span))
       .catch((error: unknown) => this.#o.logger.error({ err: error, turnId: claimed.turnId }, 'turn run failed'))
@@ -295,6 +300,7 @@ export class TurnRunner {
       span.addEvent('handed_over');
       return;
     }
+    if (turn.openCards > 0) await this.#withdrawCards(claimed.session.id, log);
     const status = await this.#end(claimed.turnId, outcome, log);
     if (status !== undefined) span.setAttribute(Attr.TURN_STATUS, status);
     if (status === 'error') markFailed(span);
@@ -334,9 +340,11 @@ export class TurnRunner {
         await this.#announceActivity(turnId, turn, log);
         return;
       case 'question_raised':
+        turn.openCards++;
         await raiseQuestion(this.#o, turnId, this.runnerId, event.question, this.#o.clock.now());
         return;
       case 'question_answered':
+        turn.openCards--;
         await settleQuestion(this.#o, turnId, this.runnerId, event.questionId);
         return;
       case 'tool_call':
@@ -421,6 +429,20 @@ export class TurnRunner {
     if (error instanceof TurnFailed) return { kind: 'failed', error: error.message };
     log.error({ err: error }, 'turn failed on this relay');
     return { kind: 'failed', error: INTERNAL_TURN_ERROR };
+  }
+
+  /**
+   * Withdraws the cards a turn ending with one still open left pending, before its end is recorded: a turn read as
+   * ended has none a person could still decide. Its provider withdraws them as it aborts, but a provider answering
+   * its agent's request for approval (Codex, ACP) may end the turn before that request's own withdrawal is done.
+   * Not withdrawn here (the question service away), turn_ended withdraws them there once it is back.
+   */
+  async #withdrawCards(sessionId: string, log: Logger): Promise<void> {
+    try {
+      await this.#o.cards.cancel(sessionId);
+    } catch (error) {
+      log.warn({ err: error }, 'could not withdraw the turn’s cards; the question service withdraws them as it hears the turn ended');
+    }
   }
 
   /** Ends the turn in the store; answers the status it ended with, or undefined when this runner did not end it. */
