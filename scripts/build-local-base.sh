@@ -13,6 +13,11 @@
 # It is for building and trying the images where the real base cannot be pulled; images for a registry are built
 # on node:24-slim (scripts/build-images.sh's default).
 #
+# A base this script made before from the same inputs (this script, the versions, the suite, the mirror and the CA
+# certificates) is used again while it is younger than BASE_MAX_DAYS (default 7): debootstrap takes minutes, and CI
+# builds the images on every run. An older one is built anew, so Debian's updates since come in; BASE_MAX_DAYS=0
+# always builds.
+#
 # Needs root, debootstrap and buildah (Debian: apt-get install debootstrap buildah).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,10 +28,33 @@ DEBIAN_SUITE="${DEBIAN_SUITE:-bookworm}"
 DEBIAN_MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 CA_FILE="${CA_FILE:-/etc/ssl/certs/ca-certificates.crt}"
 IMAGE="${IMAGE:-localhost/relay-node-base:24-slim}"
+BASE_MAX_DAYS="${BASE_MAX_DAYS:-7}"
 
 for tool in debootstrap buildah npm; do
   command -v "$tool" >/dev/null || { echo "build-local-base: needs $tool (Debian: apt-get install debootstrap buildah)" >&2; exit 1; }
 done
+
+# $IMAGE pinned by its digest, and its size (on stderr).
+print_pinned() {
+  local digest
+  digest=$(buildah images --digests --no-trunc --format '{{.Digest}}' "$IMAGE" | head -1)
+  echo "build-local-base: $IMAGE, $(buildah images --format '{{.Size}}' "$IMAGE" | head -1)" >&2
+  echo "${IMAGE%:*}@$digest"
+}
+
+# What the base is made from, as a digest its label keeps.
+inputs=$({ cat scripts/build-local-base.sh; echo "$NODE_VERSION $NPM_VERSION $DEBIAN_SUITE $DEBIAN_MIRROR"; cat "$CA_FILE" 2>/dev/null || true; } | sha256sum)
+inputs=${inputs%% *}
+# "<created, in seconds since the epoch> <its inputs>" of the $IMAGE there is, if any.
+existing=$(buildah inspect --type image --format "{{.OCIv1.Created.Unix}} {{index .OCIv1.Config.Labels \"relay.base.inputs\"}}" "$IMAGE" 2>/dev/null || true)
+if [ "${existing#* }" = "$inputs" ]; then
+  age_hours=$((($(date +%s) - ${existing%% *}) / 3600))
+  if [ "$age_hours" -lt $((BASE_MAX_DAYS * 24)) ]; then
+    echo "build-local-base: $IMAGE from the same inputs, built $age_hours h ago: used again" >&2
+    print_pinned
+    exit 0
+  fi
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -66,10 +94,8 @@ buildah umount "$container" >/dev/null
 buildah config \
   --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --env "NODE_VERSION=$NODE_VERSION" "${extra_ca[@]}" \
   --cmd node --os linux --arch amd64 \
+  --label "relay.base.inputs=$inputs" \
   --label "org.opencontainers.image.description=stand-in for node:24-slim (Debian $DEBIAN_SUITE, Node $NODE_VERSION, npm $NPM_VERSION), made by scripts/build-local-base.sh" \
   "$container"
 buildah commit --rm --quiet "$container" "$IMAGE" >/dev/null
-
-digest=$(buildah images --digests --no-trunc --format '{{.Digest}}' "$IMAGE" | head -1)
-echo "build-local-base: $IMAGE, $(buildah images --format '{{.Size}}' "$IMAGE" | head -1)" >&2
-echo "${IMAGE%:*}@$digest"
+print_pinned
