@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Where unhandled errors are written too, so `npm test` can repeat them under its last line, where CI logs keep them. */
 const UNHANDLED_ERRORS_FILE = fileURLToPath(new URL('./.relay/unhandled-errors.txt', import.meta.url));
@@ -15,6 +16,8 @@ const STATIC = ['test/k8s/**/*.test.ts', 'test/architecture/**/*.test.ts'];
  * shared one: seven relays would pass PostgreSQL's default limit of 100.
  */
 const FOUR_RELAYS = ['test/e2e/paired-relays.test.ts'];
+/** The file that checks the images npm test builds beside the tests (RELAY_BUILD_IMAGES): it waits for their build. */
+const IMAGES = fromRoot('test/images/images.test.ts');
 const INTEGRATION = ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**/*.int.test.ts'];
 /**
  * The integration files that use OpenTelemetry's globals (a tracer or meter provider takes one registration per
@@ -26,6 +29,17 @@ const INTEGRATION = ['{packages,services}/*/test/**/*.int.test.ts', 'cli/test/**
 const OWN_GLOBALS = integrationFiles().filter((file) =>
   /@opentelemetry\/|@relay\/telemetry\/testing|startTelemetry/.test(readFileSync(fromRoot(file), 'utf8')),
 );
+
+/**
+ * vitest's order (the slowest files of the last run first, else the largest), with the images' file last: a worker
+ * that took it earlier would sit in its wait for the build while files that are ready to run queue behind it.
+ */
+class ImagesLast extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    return [...sorted.filter((file) => file.moduleId !== IMAGES), ...sorted.filter((file) => file.moduleId === IMAGES)];
+  }
+}
 
 function fromRoot(path: string): string {
   return fileURLToPath(new URL(path, import.meta.url));
@@ -41,6 +55,9 @@ function integrationFiles(): string[] {
 }
 
 export default defineConfig({
+  // Where vitest keeps each file's last duration and outcome (results.json), by which it runs the slowest and the
+  // failed files first: in .relay/ rather than node_modules/.vite, which every `npm ci` (.ci/run) empties.
+  cacheDir: '.relay/vite',
   test: {
     onUnhandledError(error) {
       mkdirSync(fileURLToPath(new URL('./.relay', import.meta.url)), { recursive: true });
@@ -51,6 +68,7 @@ export default defineConfig({
     // Two files at a time in every project, on two cores as on more: integration and end-to-end files mostly wait
     // for their servers, so two overlap.
     maxWorkers: 2,
+    sequence: { sequencer: ImagesLast },
     projects: [
       // Pure code: one worker keeps the modules it loaded from file to file (nothing here mocks or patches globals).
       {
