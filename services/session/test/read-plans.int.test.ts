@@ -3,6 +3,9 @@
 // reads what the answer needs through an index and is never compiled with JIT: with the pending note as columns of
 // every listed row, the listing's estimate passed jit_above_cost and each call spent 30–600 ms compiling it (issue 46).
 // And what the listing's lookups by key read: each row's group (by its name, or its head's title), and its starter.
+// The same plans on a relay where one external conversation holds every message, as the read-costs bench seeds it:
+// there the statistics tell the planner that any session's messages may be all of them, and the note's count of a
+// session's unread messages was planned as a scan of every message unless the index holds their role (issue 46).
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,18 +45,7 @@ beforeAll(async () => {
             ('child', 'u1', 'Helper', 'script', '', 'hosted', 'idle', '', $1, $1, NULL, NULL, 'talk')`,
     [NOW],
   );
-  await pool.query(
-    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at)
-     SELECT 's-' || n, 'u1', 'Session ' || n, 'script', '', 'hosted', 'idle', '', $1::timestamp - n * interval '1 minute', $1::timestamp - n * interval '1 minute'
-       FROM generate_series(1, 10000) AS n`,
-    [NOW],
-  );
-  await pool.query(
-    `INSERT INTO messages (id, session_id, role, text, created_at)
-     SELECT 'm-' || n, 'talk', CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END, repeat('A line of the conversation. ', 8), $1::timestamp - (10000 - n) * interval '1 second'
-       FROM generate_series(1, 10000) AS n`,
-    [NOW],
-  );
+  await seedLongConversation(pool, 'talk');
   await pool.query(`INSERT INTO messages (id, session_id, role, text, created_at) VALUES ('wake', 'agent', 'event', '[relay event] turn_end', $1)`, [NOW]);
   await pool.query('ANALYZE');
   // Each statement prepared once, on the pool's one connection.
@@ -68,16 +60,37 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const roles = `'{${PENDING_ROLES.join(',')}}'`;
-const STATEMENTS = {
-  list_sessions: `session_reads_list('u1', '${SINCE.toISOString()}', false, 'agent', ${roles}, ${PENDING_PREVIEWS}, ${PAGE.limit + 1}, 0)`,
-  read_session: `session_reads_read('talk', '${SINCE.toISOString()}', 10, 'agent', ${roles}, ${PENDING_PREVIEWS})`,
-  'the pending note': `session_reads_pending('{agent}', ${roles}, ${PENDING_PREVIEWS})`,
-};
+/** 10,000 sessions of u1 more, and the 10,000 messages of its conversation `talk`, none of a pending role. */
+async function seedLongConversation(db: pg.Pool, talk: string): Promise<void> {
+  await db.query(
+    `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at)
+     SELECT 's-' || n, 'u1', 'Session ' || n, 'script', '', 'hosted', 'idle', '', $1::timestamp - n * interval '1 minute', $1::timestamp - n * interval '1 minute'
+       FROM generate_series(1, 10000) AS n`,
+    [NOW],
+  );
+  await db.query(
+    `INSERT INTO messages (id, session_id, role, text, created_at)
+     SELECT 'm-' || n, $2, CASE WHEN n % 2 = 0 THEN 'user' ELSE 'assistant' END, repeat('A line of the conversation. ', 8), $1::timestamp - (10000 - n) * interval '1 second'
+       FROM generate_series(1, 10000) AS n`,
+    [NOW, talk],
+  );
+}
 
-/** The plan PostgreSQL runs `execute` with in plan_cache_mode `mode`, with what it did (EXPLAIN ANALYZE; with its costs, which is where it tells JIT). */
-async function planOf(execute: string, mode: 'force_custom_plan' | 'force_generic_plan'): Promise<string> {
-  const client = await pool.connect();
+const roles = `'{${PENDING_ROLES.join(',')}}'`;
+/** Each read's EXECUTE of its prepared statement: the agent `agent` lists u1's sessions and reads `talk`. */
+const statements = (agent: string, talk: string) => ({
+  list_sessions: `session_reads_list('u1', '${SINCE.toISOString()}', false, '${agent}', ${roles}, ${PENDING_PREVIEWS}, ${PAGE.limit + 1}, 0)`,
+  read_session: `session_reads_read('${talk}', '${SINCE.toISOString()}', 10, '${agent}', ${roles}, ${PENDING_PREVIEWS})`,
+  'the pending note': `session_reads_pending('{${agent}}', ${roles}, ${PENDING_PREVIEWS})`,
+  "the read conversation's own pending note": `session_reads_pending('{${talk}}', ${roles}, ${PENDING_PREVIEWS})`,
+});
+
+const PLAN_CACHE_MODES = ['force_custom_plan', 'force_generic_plan'] as const;
+type PlanCacheMode = (typeof PLAN_CACHE_MODES)[number];
+
+/** The plan PostgreSQL runs `execute` with in plan_cache_mode `mode` on `on`'s connection, with what it did (EXPLAIN ANALYZE; with its costs, which is where it tells JIT). */
+async function planOf(execute: string, mode: PlanCacheMode, on = pool): Promise<string> {
+  const client = await on.connect();
   try {
     await client.query(`SET plan_cache_mode = ${mode}`);
     const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) EXECUTE ${execute}`);
@@ -88,11 +101,52 @@ async function planOf(execute: string, mode: 'force_custom_plan' | 'force_generi
   }
 }
 
-describe.each(Object.entries(STATEMENTS))('%s', (_read, execute) => {
-  it.each(['force_custom_plan', 'force_generic_plan'] as const)('reads through indexes, without JIT, in plan_cache_mode %s', async (mode) => {
-    const plan = await planOf(execute, mode);
-    expect(plan).not.toContain('JIT');
-    expect(plan).not.toMatch(/Seq Scan on (messages|sessions)/);
+/** What every plan of a read must be: through indexes, never compiled with JIT. */
+function expectIndexedWithoutJit(plan: string): void {
+  expect(plan).not.toContain('JIT');
+  expect(plan).not.toMatch(/Seq Scan on (messages|sessions)/);
+}
+
+describe.each(Object.entries(statements('agent', 'talk')))('%s', (_read, execute) => {
+  it.each(PLAN_CACHE_MODES)('reads through indexes, without JIT, in plan_cache_mode %s', async (mode) => {
+    expectIndexedWithoutJit(await planOf(execute, mode));
+  });
+});
+
+describe('where one external conversation holds every message', () => {
+  // Ids as the relay makes them: how wide they are moves the costs the planner weighs.
+  const AGENT = '587c45e4-7eae-4be2-883b-d948ebb45717';
+  const TALK = 'b9dacf6f-d7bc-4bb7-ad0e-a4fbc928f58f';
+  let lopsided: TestDatabase;
+  let onePool: pg.Pool;
+
+  beforeAll(async () => {
+    lopsided = await createTestDatabase({ migrationsDir });
+    onePool = new pg.Pool({ connectionString: lopsided.url, max: 1 });
+    await onePool.query(`INSERT INTO users (id, name, created_at) VALUES ('u1', 'u1', $1)`, [NOW]);
+    await onePool.query(
+      `INSERT INTO sessions (id, user_id, title, provider, model, origin, state, cwd, created_at, last_activity_at)
+       VALUES ($2, 'u1', 'My editor', 'external', '', 'external', 'idle', '', $1, $1),
+              ($3, 'u1', 'Long talk', 'external', '', 'external', 'idle', '', $1, $1)`,
+      [NOW, AGENT, TALK],
+    );
+    await seedLongConversation(onePool, TALK);
+    await onePool.query('ANALYZE');
+    const onLopsided = new PgSessionReads(onePool);
+    await onLopsided.listSessions('u1', { archived: false }, PAGE, SINCE, AGENT);
+    await onLopsided.readSession(TALK, 10, SINCE, AGENT);
+    await onLopsided.pending(AGENT);
+  });
+
+  afterAll(async () => {
+    await onePool?.end();
+    await lopsided?.drop();
+  });
+
+  describe.each(Object.entries(statements(AGENT, TALK)))('%s', (_read, execute) => {
+    it.each(PLAN_CACHE_MODES)('reads through indexes, without JIT, in plan_cache_mode %s', async (mode) => {
+      expectIndexedWithoutJit(await planOf(execute, mode, onePool));
+    });
   });
 });
 
