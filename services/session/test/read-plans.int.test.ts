@@ -101,6 +101,21 @@ async function planOf(execute: string, mode: PlanCacheMode, on = pool): Promise<
   }
 }
 
+type PlanCounts = { generic: number; custom: number };
+
+/** How many times the pool's connection planned the prepared statement `name` generically, and for its parameters. */
+async function plansOf(name: string): Promise<PlanCounts> {
+  const { rows } = await pool.query<{ generic: string; custom: string }>(
+    'SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE name = $1',
+    [name],
+  );
+  return { generic: Number(rows[0]!.generic), custom: Number(rows[0]!.custom) };
+}
+
+function difference(after: PlanCounts, before: PlanCounts): PlanCounts {
+  return { generic: after.generic - before.generic, custom: after.custom - before.custom };
+}
+
 /** What every plan of a read must be: through indexes, never compiled with JIT. */
 function expectIndexedWithoutJit(plan: string): void {
   expect(plan).not.toContain('JIT');
@@ -148,6 +163,16 @@ describe('where one external conversation holds every message', () => {
       expectIndexedWithoutJit(await planOf(execute, mode, onePool));
     });
   });
+});
+
+// PostgreSQL plans a prepared statement's first five runs for their parameters; after, it plans each run afresh unless
+// its generic plan costs no more than those did.
+it("plans the listing's statement once for every call, however many sessions the user has", async () => {
+  const list = () => reads.listSessions('u1', { archived: false }, PAGE, SINCE, 'agent');
+  for (let call = 0; call < 5; call++) await list();
+  const before = await plansOf('session_reads_list');
+  for (let call = 0; call < 3; call++) await list();
+  expect(difference(await plansOf('session_reads_list'), before)).toEqual({ generic: 3, custom: 0 });
 });
 
 it("shows each listed row's group, by its name or its head's title, and the title of the session that started it", async () => {

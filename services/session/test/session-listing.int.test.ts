@@ -76,7 +76,10 @@ it('reads a full page and counts the scope apart', async () => {
 it('tells the total of the last page, and of a scope smaller than a page, without counting', async () => {
   expect(await listed({ limit: 100, offset: 200 }, false)).toEqual({ ids: ACTIVE.slice(200), total: 250, statements: 1 });
   expect(await listed({ limit: 100, offset: 0 }, true)).toEqual({ ids: ['shelved'], total: 1, statements: 1 });
-  expect(await listed({ limit: 250, offset: 0 }, false)).toEqual({ ids: ACTIVE, total: 250, statements: 1 });
+});
+
+it('reads no page larger than a listing answers: its statement would cut it short', async () => {
+  await expect(listed({ limit: 101, offset: 0 }, false)).rejects.toThrow();
 });
 
 it('counts the scope for a page past the last', async () => {

@@ -13,6 +13,7 @@ import type { EndedTurnStatus, PendingQuestion, TurnStatus } from '../../domain/
 import { messageDelivery } from '../../domain/sessions/delivery.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
+import { LIST_LIMIT_MAX } from '../../app/sessions/list-sessions.ts';
 import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionPage, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
 
@@ -92,20 +93,23 @@ const LISTING_ORDER = (s: string) => `${s}.last_activity_at DESC, ${s}.created_a
 /** The user's ($1) sessions in a listing's scope (the parameter `archived`: archived or not, NULL: both). */
 const inScope = (archived: string) => `user_id = $1 AND (${archived}::boolean IS NULL OR archived = ${archived})`;
 
-// The page first ($7 sessions, one more than the page, past the first $8), read in the index's order; only its rows are joined and
-// given their columns (joining the page back to sessions let the generic plan hash it and scan every session). The
-// agent's note rides on its own session's row; a listing without that row reads it apart (PENDING). The note is read
-// once, in a WITH of its own: as columns of every row, the planner costed its two looks at messages once per row, and
-// with 10,000 messages in one conversation the estimate passed jit_above_cost, so PostgreSQL compiled the statement
-// on every call (30–50 ms with a custom plan, 600 ms with the generic one, where running it takes 2 ms).
+// The page first ($7 sessions, one more than the page, past the first $8), read in the index's order; only its rows are
+// joined and given their columns (joining the page back to sessions let the generic plan hash it and scan every
+// session). The index is read for the largest page there is (a constant) and the page cut to $7 as it is joined: with
+// LIMIT $7 there the generic plan was costed for a tenth of the user's sessions, so at 10,000 sessions PostgreSQL
+// planned every call afresh (0.6 ms, where running the statement takes 0.7 ms). The agent's note rides on its own
+// session's row; a listing without that row reads it apart (PENDING). The note is read once, in a WITH of its own: as
+// columns of every row, the planner costed its two looks at messages once per row, and with 10,000 messages in one
+// conversation the estimate passed jit_above_cost, so PostgreSQL compiled the statement on every call (30–50 ms with a
+// custom plan, 600 ms with the generic one, where running it takes 2 ms).
 const LIST: PreparedRead = {
   name: 'session_reads_list',
   text: `
-  WITH s AS (SELECT * FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT $7 OFFSET $8),
+  WITH s AS (SELECT * FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT ${LIST_LIMIT_MAX + 1} OFFSET $8),
        note AS MATERIALIZED (SELECT agent.id, ${pendingColumns('$5', '$6')} FROM (SELECT) AS one ${agentJoin('$4')})
   SELECT ${LISTED_COLUMNS}, note."pendingCount", note."pendingOldest"
     FROM s ${LISTED_JOINS} LEFT JOIN note ON note.id = s.id
-   ORDER BY ${LISTING_ORDER('s')}`,
+   ORDER BY ${LISTING_ORDER('s')} LIMIT $7`,
 };
 // How many sessions a listing's scope holds.
 const LIST_TOTAL: PreparedRead = {
@@ -161,6 +165,8 @@ export class PgSessionReads implements SessionReads {
   constructor(private readonly pool: pg.Pool) {}
 
   async listSessions(userId: string, filter: SessionFilter, page: SessionPage, tasksEndedSince: Date, pendingFor?: string): Promise<SessionListing> {
+    // LIST reads at most the largest page: a larger one would come back cut short.
+    if (page.limit > LIST_LIMIT_MAX) throw new Error(`a listing's page is at most ${LIST_LIMIT_MAX} sessions; asked for ${page.limit}`);
     const archived = filter.archived ?? null;
     // One more than the page: a page that is not full tells the total without counting.
     const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, archived, ...along(pendingFor), page.limit + 1, page.offset]);

@@ -10,7 +10,7 @@ export type SessionScope = 'active' | 'archived' | 'all';
  * The most sessions one listing answers: a page of list_sessions and of the user API (docs/adr/0046). No caller asks for
  * every session: what a listing costs must not grow with the user's sessions.
  */
-const LIST_LIMIT_MAX = 100;
+export const LIST_LIMIT_MAX = 100;
 
 const FILTERS: Record<SessionScope, SessionFilter> = {
   active: { archived: false },
