@@ -11,7 +11,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { PgSessionReads } from '../src/adapters/store/pg-session-reads.ts';
-import { PENDING_PREVIEWS, PENDING_ROLES } from '../src/domain/external/external-inbox.ts';
 
 const migrationsDir = fileURLToPath(new URL('../prisma/migrations', import.meta.url));
 const NOW = new Date('2026-12-07T10:00:00.000Z');
@@ -76,13 +75,12 @@ async function seedLongConversation(db: pg.Pool, talk: string): Promise<void> {
   );
 }
 
-const roles = `'{${PENDING_ROLES.join(',')}}'`;
 /** Each read's EXECUTE of its prepared statement: the agent `agent` lists u1's sessions and reads `talk`. */
 const statements = (agent: string, talk: string) => ({
-  list_sessions: `session_reads_list('u1', '${SINCE.toISOString()}', false, '${agent}', ${roles}, ${PENDING_PREVIEWS}, ${PAGE.limit + 1}, 0)`,
-  read_session: `session_reads_read('${talk}', '${SINCE.toISOString()}', 10, '${agent}', ${roles}, ${PENDING_PREVIEWS})`,
-  'the pending note': `session_reads_pending('{${agent}}', ${roles}, ${PENDING_PREVIEWS})`,
-  "the read conversation's own pending note": `session_reads_pending('{${talk}}', ${roles}, ${PENDING_PREVIEWS})`,
+  list_sessions: `session_reads_list('u1', '${SINCE.toISOString()}', false, '${agent}', ${PAGE.limit + 1}, 0)`,
+  read_session: `session_reads_read('${talk}', '${SINCE.toISOString()}', 10, '${agent}')`,
+  'the pending note': `session_reads_pending('{${agent}}')`,
+  "the read conversation's own pending note": `session_reads_pending('{${talk}}')`,
 });
 
 const PLAN_CACHE_MODES = ['force_custom_plan', 'force_generic_plan'] as const;
@@ -167,12 +165,19 @@ describe('where one external conversation holds every message', () => {
 
 // PostgreSQL plans a prepared statement's first five runs for their parameters; after, it plans each run afresh unless
 // its generic plan costs no more than those did.
-it("plans the listing's statement once for every call, however many sessions the user has", async () => {
-  const list = () => reads.listSessions('u1', { archived: false }, PAGE, SINCE, 'agent');
-  for (let call = 0; call < 5; call++) await list();
-  const before = await plansOf('session_reads_list');
-  for (let call = 0; call < 3; call++) await list();
-  expect(difference(await plansOf('session_reads_list'), before)).toEqual({ generic: 3, custom: 0 });
+const READS = {
+  session_reads_list: () => reads.listSessions('u1', { archived: false }, PAGE, SINCE, 'agent'),
+  session_reads_read: () => reads.readSession('talk', 10, SINCE, 'agent'),
+};
+it.each(Object.entries(READS))('plans %s once for every call, however many sessions and messages there are', async (statement, read) => {
+  for (let call = 0; call < 5; call++) await read();
+  const before = await plansOf(statement);
+  for (let call = 0; call < 3; call++) await read();
+  expect(difference(await plansOf(statement), before)).toEqual({ generic: 3, custom: 0 });
+});
+
+it('reads no more messages than a reading returns: its statement would cut them short', async () => {
+  await expect(reads.readSession('talk', 101, SINCE)).rejects.toThrow();
 });
 
 it("shows each listed row's group, by its name or its head's title, and the title of the session that started it", async () => {

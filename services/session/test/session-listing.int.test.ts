@@ -101,7 +101,7 @@ it("reads a page through the listing's index, never every session of the user, i
   const client = await pool.connect();
   try {
     await client.query('SET plan_cache_mode = force_generic_plan');
-    const values = `'busy', '${SINCE.toISOString()}', false, NULL, '{}', 3, 101, 100`;
+    const values = `'busy', '${SINCE.toISOString()}', false, NULL, 101, 100`;
     const { rows } = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) EXECUTE session_reads_list(${values})`);
     const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
     expect(plan).toContain('Index Scan using sessions_user_id_last_activity_at_created_at_id_idx on sessions');

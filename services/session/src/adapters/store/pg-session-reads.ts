@@ -14,6 +14,7 @@ import { messageDelivery } from '../../domain/sessions/delivery.ts';
 import { PENDING_PREVIEWS, PENDING_ROLES, pendingNote, type PendingNote } from '../../domain/external/external-inbox.ts';
 import { toGroupRef } from '../../domain/groups/groups.ts';
 import { LIST_LIMIT_MAX } from '../../app/sessions/list-sessions.ts';
+import { MAX_READ_LAST } from '../../app/sessions/read-session.ts';
 import type { ListedSession, RelayInfoReading, SessionFilter, SessionListing, SessionPage, SessionReading, SessionReads } from '../../app/ports.ts';
 import { toMessage, toSession } from './prisma-session-store.ts';
 
@@ -45,15 +46,17 @@ type ReadRow = ListedRow & {
 
 /**
  * The pending note of the session `agent` (joined as NULLs where none is asked for, or none is external): how many of
- * its messages past its read marker are of PENDING_ROLES (the parameter `roles`), and the texts of the oldest
- * PENDING_PREVIEWS (`previews`).
+ * its messages past its read marker are of PENDING_ROLES, and the texts of the oldest PENDING_PREVIEWS. Both are
+ * written into the statement, not passed: a generic plan then knows too that the note reads only the few messages of
+ * those roles (messages_session_id_role_seq_idx), and costs a reading no more than its custom plans do.
  */
-function pendingColumns(roles: string, previews: string): string {
-  const unread = `FROM messages m WHERE m.session_id = agent.id AND m.seq > agent.external_read_seq AND m.role = ANY(${roles})`;
+const PENDING_COLUMNS = (() => {
+  const roles = PENDING_ROLES.map((role) => `'${role}'`).join(', ');
+  const unread = `FROM messages m WHERE m.session_id = agent.id AND m.seq > agent.external_read_seq AND m.role IN (${roles})`;
   return `
          CASE WHEN agent.id IS NOT NULL THEN (SELECT count(*) ${unread}) END AS "pendingCount",
-         CASE WHEN agent.id IS NOT NULL THEN ARRAY(SELECT m.text ${unread} ORDER BY m.seq LIMIT ${previews}) END AS "pendingOldest"`;
-}
+         CASE WHEN agent.id IS NOT NULL THEN ARRAY(SELECT m.text ${unread} ORDER BY m.seq LIMIT ${PENDING_PREVIEWS}) END AS "pendingOldest"`;
+})();
 
 /** The agent whose pending note a read carries: the external session with the id `id` (a parameter), if any. */
 const agentJoin = (id: string) => `LEFT JOIN sessions agent ON agent.id = ${id} AND agent.origin = 'external'`;
@@ -93,10 +96,10 @@ const LISTING_ORDER = (s: string) => `${s}.last_activity_at DESC, ${s}.created_a
 /** The user's ($1) sessions in a listing's scope (the parameter `archived`: archived or not, NULL: both). */
 const inScope = (archived: string) => `user_id = $1 AND (${archived}::boolean IS NULL OR archived = ${archived})`;
 
-// The page first ($7 sessions, one more than the page, past the first $8), read in the index's order; only its rows are
+// The page first ($5 sessions, one more than the page, past the first $6), read in the index's order; only its rows are
 // joined and given their columns (joining the page back to sessions let the generic plan hash it and scan every
-// session). The index is read for the largest page there is (a constant) and the page cut to $7 as it is joined: with
-// LIMIT $7 there the generic plan was costed for a tenth of the user's sessions, so at 10,000 sessions PostgreSQL
+// session). The index is read for the largest page there is (a constant) and the page cut to $5 as it is joined: with
+// LIMIT $5 there the generic plan was costed for a tenth of the user's sessions, so at 10,000 sessions PostgreSQL
 // planned every call afresh (0.6 ms, where running the statement takes 0.7 ms). The agent's note rides on its own
 // session's row; a listing without that row reads it apart (PENDING). The note is read once, in a WITH of its own: as
 // columns of every row, the planner costed its two looks at messages once per row, and with 10,000 messages in one
@@ -105,11 +108,11 @@ const inScope = (archived: string) => `user_id = $1 AND (${archived}::boolean IS
 const LIST: PreparedRead = {
   name: 'session_reads_list',
   text: `
-  WITH s AS (SELECT * FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT ${LIST_LIMIT_MAX + 1} OFFSET $8),
-       note AS MATERIALIZED (SELECT agent.id, ${pendingColumns('$5', '$6')} FROM (SELECT) AS one ${agentJoin('$4')})
+  WITH s AS (SELECT * FROM sessions WHERE ${inScope('$3')} ORDER BY ${LISTING_ORDER('sessions')} LIMIT ${LIST_LIMIT_MAX + 1} OFFSET $6),
+       note AS MATERIALIZED (SELECT agent.id, ${PENDING_COLUMNS} FROM (SELECT) AS one ${agentJoin('$4')})
   SELECT ${LISTED_COLUMNS}, note."pendingCount", note."pendingOldest"
     FROM s ${LISTED_JOINS} LEFT JOIN note ON note.id = s.id
-   ORDER BY ${LISTING_ORDER('s')} LIMIT $7`,
+   ORDER BY ${LISTING_ORDER('s')} LIMIT $5`,
 };
 // How many sessions a listing's scope holds.
 const LIST_TOTAL: PreparedRead = {
@@ -119,20 +122,24 @@ const LIST_TOTAL: PreparedRead = {
 /**
  * The session's last $3 messages, newest last, as one JSON array; created_at as timestamptz, which JSON writes with
  * its offset (a TIMESTAMP(3) without one would read in the process's time zone). Each with the status of the turn it
- * queued and whether that turn started (NULL without one): its delivery (domain/sessions/delivery.ts).
+ * queued and whether that turn started (NULL without one): its delivery (domain/sessions/delivery.ts). Read as a
+ * listing's page is, the most a reading returns (a constant) cut to $3 as they are joined: with LIMIT $3 on the
+ * messages the generic plan was costed for a tenth of the conversation, and at 10,000 messages PostgreSQL planned
+ * every reading afresh (0.5 ms, where running the statement takes 0.3 ms).
  */
 const RECENT_MESSAGES = `
   (SELECT COALESCE(json_agg(m ORDER BY m."createdAt", m.seq), '[]')
      FROM (SELECT mm.id, mm.session_id AS "sessionId", mm.role, mm.text, mm.provenance, mm.model,
                   mm.sender_session_id AS "senderSessionId", mm.created_at AT TIME ZONE 'UTC' AS "createdAt", mm.seq,
                   t.status AS "turnStatus", t.started_at IS NOT NULL AS "turnStarted"
-             FROM messages mm LEFT JOIN turns t ON t.message_id = mm.id
-            WHERE mm.session_id = s.id ORDER BY mm.created_at DESC, mm.seq DESC LIMIT $3) m)`;
+             FROM (SELECT * FROM messages WHERE session_id = s.id ORDER BY created_at DESC, seq DESC LIMIT ${MAX_READ_LAST}) mm
+             LEFT JOIN turns t ON t.message_id = mm.id
+            ORDER BY mm.created_at DESC, mm.seq DESC LIMIT $3) m)`;
 const READ: PreparedRead = {
   name: 'session_reads_read',
   text: `
   SELECT ${LISTED_COLUMNS}, s.ask_mark AS "askMark", ${RUNNING_TURN} AS "running", ${RECENT_MESSAGES} AS "messages",
-         ${pendingColumns('$5', '$6')}
+         ${PENDING_COLUMNS}
     FROM sessions s ${LISTED_JOINS} ${agentJoin('$4')}
    WHERE s.id = $1`,
 };
@@ -151,14 +158,14 @@ const RELAY_INFO: PreparedRead = {
                                                 COALESCE(min(s.title) FILTER (WHERE s.group_role = 'head'), '') AS head_title
                                            FROM sessions s WHERE s.group_id = g.id) m
                     WHERE g.user_id = $1), '[]') AS groups,
-         ${pendingColumns('$4', '$5')}
+         ${PENDING_COLUMNS}
     FROM (SELECT) AS one ${agentJoin('$3')}`,
 };
 
 // The notes of the external sessions among $1.
 const PENDING: PreparedRead = {
   name: 'session_reads_pending',
-  text: `SELECT agent.id, ${pendingColumns('$2', '$3')} FROM sessions agent WHERE agent.id = ANY($1) AND agent.origin = 'external'`,
+  text: `SELECT agent.id, ${PENDING_COLUMNS} FROM sessions agent WHERE agent.id = ANY($1) AND agent.origin = 'external'`,
 };
 
 export class PgSessionReads implements SessionReads {
@@ -169,7 +176,7 @@ export class PgSessionReads implements SessionReads {
     if (page.limit > LIST_LIMIT_MAX) throw new Error(`a listing's page is at most ${LIST_LIMIT_MAX} sessions; asked for ${page.limit}`);
     const archived = filter.archived ?? null;
     // One more than the page: a page that is not full tells the total without counting.
-    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, archived, ...along(pendingFor), page.limit + 1, page.offset]);
+    const { rows } = await this.query<ListedRow>(LIST, [userId, tasksEndedSince, archived, pendingFor ?? null, page.limit + 1, page.offset]);
     const own = rows.find((row) => row.id === pendingFor);
     const pending = own !== undefined || pendingFor === undefined ? noteOf(own) : await this.pending(pendingFor);
     const sessions = rows.slice(0, page.limit).map(toListedSession);
@@ -179,7 +186,9 @@ export class PgSessionReads implements SessionReads {
   }
 
   async readSession(sessionId: string, last: number, tasksEndedSince: Date, pendingFor?: string): Promise<SessionReading | undefined> {
-    const { rows } = await this.query<ReadRow>(READ, [sessionId, tasksEndedSince, last, ...along(pendingFor)]);
+    // READ reads at most MAX_READ_LAST messages: more would come back cut short.
+    if (last > MAX_READ_LAST) throw new Error(`a reading returns at most ${MAX_READ_LAST} messages; asked for ${last}`);
+    const { rows } = await this.query<ReadRow>(READ, [sessionId, tasksEndedSince, last, pendingFor ?? null]);
     const [row] = rows;
     if (row === undefined) return undefined;
     const messages = row.messages.map(({ turnStatus, turnStarted, ...message }) => {
@@ -192,7 +201,7 @@ export class PgSessionReads implements SessionReads {
   }
 
   async relayInfo(userId: string, cwdLimit: number, pendingFor?: string): Promise<RelayInfoReading> {
-    const { rows } = await this.query<Omit<RelayInfoReading, 'pending'> & PendingRow>(RELAY_INFO, [userId, cwdLimit, ...along(pendingFor)]);
+    const { rows } = await this.query<Omit<RelayInfoReading, 'pending'> & PendingRow>(RELAY_INFO, [userId, cwdLimit, pendingFor ?? null]);
     const row = rows[0]!;
     return { recentCwds: row.recentCwds, groups: row.groups, pending: noteOf(row) };
   }
@@ -202,18 +211,13 @@ export class PgSessionReads implements SessionReads {
   }
 
   async pendingOf(sessionIds: readonly string[]): Promise<Map<string, PendingNote>> {
-    const { rows } = await this.query<{ id: string } & PendingRow>(PENDING, [sessionIds, PENDING_ROLES, PENDING_PREVIEWS]);
+    const { rows } = await this.query<{ id: string } & PendingRow>(PENDING, [sessionIds]);
     return new Map(rows.map((row) => [row.id, noteOf(row)!]));
   }
 
   private query<R extends pg.QueryResultRow>(statement: PreparedRead, values: unknown[]): Promise<pg.QueryResult<R>> {
     return preparedRead<R>(this.pool, statement, values);
   }
-}
-
-/** The parameters of the agent whose note a read carries: its session id (NULL: none), PENDING_ROLES, PENDING_PREVIEWS. */
-function along(pendingFor: string | undefined): unknown[] {
-  return [pendingFor ?? null, PENDING_ROLES, PENDING_PREVIEWS];
 }
 
 /** The note pendingColumns read; undefined where they are NULL (no external session was the agent), or no row. */
