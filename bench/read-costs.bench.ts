@@ -28,7 +28,8 @@ const { buildStaleServices } = (await import(new URL('../scripts/build.mjs', imp
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 40);
 const SIZES = [100, 1_000, 10_000];
-const WARM_UP = 5;
+// Enough for a relay just started to have compiled its paths: its first size would otherwise read slower than the next.
+const WARM_UP = 20;
 
 type Timed = () => Promise<number>;
 
@@ -104,7 +105,6 @@ await subscriptions.connect();
 const lines = ['| read | data | read p50 | bare SQL p50 | ratio | answer |', '|---|---|---|---|---|---|'];
 try {
   const agent = await relay.createExternalSession('the reading agent');
-  const client = await mcpClient(relay.mcpUrl, agent.token);
   const conversation = await relay.createExternalSession('a long conversation');
   let sessions = 2;
   let asks = 0;
@@ -145,6 +145,8 @@ try {
     subscribed = size / 10;
     await subscriptions.query('ANALYZE subscriptions');
 
+    // A client for each size: the SDK's client adds a listener to one AbortSignal at every call (withMcpClient).
+    const client = await mcpClient(relay.mcpUrl, agent.token);
     const listed: number[] = [];
     const list = await sideBySide(relayRead(client, { action: 'list_sessions', relay: 'this' }, listed), sqlPage(db, relay.userId));
     lines.push(
@@ -184,9 +186,9 @@ try {
     lines.push(
       `| \`list_subscriptions\` | ${(size / 10).toLocaleString('en')} subscriptions | ${fixed(watching.read)} ms | ${fixed(watching.sql)} ms | ${fixed(watching.read / watching.sql)}× | ${fixed(watched[0]! / 1024, 0)} KB |`,
     );
+    await client.close();
     console.log(`${size.toLocaleString('en')} done; load average ${loadAverage()}`);
   }
-  await client.close();
 } finally {
   await subscriptions.end();
   await questions.end();
