@@ -1,4 +1,5 @@
 import { credentials, experimental, InterceptingCall, type ChannelCredentials, type ChannelOptions, type ClientOptions, type Interceptor } from '@grpc/grpc-js';
+import { answerAtResponse } from './answer-at-response.ts';
 import { SERVICE_AUTH_METADATA_KEY, type GrpcAuth } from './grpc-auth.ts';
 import { MESSAGE_LIMITS } from './message-limits.ts';
 import { WITHOUT_CHANNELZ } from './channelz.ts';
@@ -42,12 +43,14 @@ export function targetOf(address: string): string {
  * A client to `address` (`host:port`, or a grpc target such as `ipv4:127.0.0.1:1,127.0.0.1:2`) that balances its
  * calls over every replica the address resolves to and proves which service is calling with every call: over
  * mutual TLS with the service's certificate, or (on one machine, over loopback) with its token in the call's metadata.
+ * A unary call is answered as soon as its response arrives (answer-at-response.ts).
  */
 export function createClient<C>(ClientCtor: ClientConstructor<C>, address: string, auth: GrpcAuth, options: Partial<ClientOptions> = {}): C {
   const target = targetOf(address);
   const channel = { ...MESSAGE_LIMITS, ...WITHOUT_CHANNELZ, ...CLIENT_CHANNEL_OPTIONS, ...options };
+  const interceptors = [answerAtResponse, ...(options.interceptors ?? [])];
   if (auth.kind === 'tls') {
-    return new ClientCtor(target, experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates), channel);
+    return new ClientCtor(target, experimental.createCertificateProviderChannelCredentials(auth.certificates, auth.certificates), { ...channel, interceptors });
   }
   // grpc-js refuses call credentials on an insecure channel, so the token goes in through an interceptor.
   const withToken: Interceptor = (callOptions, nextCall) =>
@@ -57,5 +60,5 @@ export function createClient<C>(ClientCtor: ClientConstructor<C>, address: strin
         next(metadata, listener);
       },
     });
-  return new ClientCtor(target, credentials.createInsecure(), { ...channel, interceptors: [withToken, ...(options.interceptors ?? [])] });
+  return new ClientCtor(target, credentials.createInsecure(), { ...channel, interceptors: [withToken, ...interceptors] });
 }
