@@ -1,12 +1,13 @@
 // list_subscriptions' rows as PrismaWatchStore reads them in plain SQL, against a real PostgreSQL: every field as it
 // was stored (JSON columns, nulls, times in UTC), the watcher's active ones and those ended since the given instant,
-// oldest first, and nobody else's.
+// oldest first, and nobody else's; and the watcher's state and held events the listing shows beside them.
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@relay/testing';
 import { PrismaWatchStore } from '../src/adapters/store/prisma-watch-store.ts';
 import type { Subscription } from '../src/domain/subscriptions/subscription.ts';
+import type { WatcherState } from '../src/domain/delivery/index.ts';
 import type { PrismaClient } from '../src/generated/prisma/client.ts';
 import { databaseClients } from './fixtures/database-clients.ts';
 
@@ -85,4 +86,32 @@ it("reads every field of the watcher's subscriptions as stored: the active ones 
 
 it('leaves out those ended before the instant given', async () => {
   expect((await store.listedSubscriptions('w1', minutesAgo(10))).map((subscription) => subscription.id)).toEqual(['sub_oldest', 'sub_full']);
+});
+
+it("reads the watcher's state and its held and released events as stored, times in UTC, and nobody else's", async () => {
+  const state: WatcherState = { wakeUps: [minutesAgo(3), minutesAgo(1)], windowClosesAt: minutesAgo(-1), capSlotAt: null, ownPrompts: {} };
+  await store.transaction(async (tx) => {
+    await tx.lockWatcher('w1', 'u1');
+    await tx.saveWatcherState('w1', state, NOW);
+    await tx.lockWatcher('w2', 'u1');
+  });
+  const digest = { kind: 'digest', subscriptionId: 'sub_full', digestMinutes: 10 };
+  const event = (id: string, watcher: string, status: string, releaseAt: string | null, deliverAt: string | null, heldBy: unknown) =>
+    pool.query(
+      `INSERT INTO watcher_events (id, watcher_session_id, source_event_id, event, subscription_ids, status, release_at, deliver_at, held_by, received_at)
+       VALUES ($1, $2, $1, '{}', '[]', $3, $4, $5, $6, '2026-12-07 09:59:00.000')`,
+      [id, watcher, status, releaseAt, deliverAt, heldBy === null ? null : JSON.stringify(heldBy)],
+    );
+  await event('e_held', 'w1', 'held', '2026-12-07 10:10:00.123', null, digest);
+  await event('e_released', 'w1', 'released', null, '2026-12-07 10:00:30.500', null);
+  await event('e_new', 'w1', 'new', null, null, null);
+  await event('e_theirs', 'w2', 'held', '2026-12-07 10:10:00.123', null, digest);
+
+  expect(await store.watcherState('w1')).toEqual(state);
+  expect(await store.watcherState('w3')).toBeUndefined();
+  const held = await store.heldEvents('w1');
+  expect(held.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
+    { status: 'held', releaseAt: new Date('2026-12-07T10:10:00.123Z'), deliverAt: null, heldBy: digest },
+    { status: 'released', releaseAt: null, deliverAt: new Date('2026-12-07T10:00:30.500Z'), heldBy: null },
+  ]);
 });

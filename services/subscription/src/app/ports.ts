@@ -38,6 +38,9 @@ export type NewWatcherEvent = {
   traceParent: string | null;
 };
 
+/** A held or released event as list_subscriptions shows it: when it comes, and what holds it. */
+export type HeldEvent = Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>;
+
 /** A stored event still to plan, with the trace it came in with. */
 export type WatchedEvent = { watcherSessionId: string; traceParent: string | null; event: WatcherEvent };
 
@@ -108,8 +111,6 @@ export interface PipelineTransaction {
 export interface WatchTransaction extends PipelineTransaction {
   /** The watcher's row exists and is locked. */
   lockWatcher(sessionId: string, userId: string): Promise<void>;
-  /** The watcher's state; undefined when it has none. */
-  watcherState(sessionId: string): Promise<WatcherState | undefined>;
   /** The watcher's state, its row locked; undefined when it has none. */
   lockWatcherState(sessionId: string): Promise<WatcherState | undefined>;
   /** Saves the watcher's state and makes it due at `dueAt`. */
@@ -140,8 +141,6 @@ export interface WatchTransaction extends PipelineTransaction {
   setLinkState(subscriptionId: string, online: boolean, at: Date): Promise<void>;
   addReplayed(subscriptionId: string, count: number): Promise<void>;
 
-  /** The watcher's events held by a digest or quiet hours, and those released that wait for the cap. */
-  heldEvents(watcherSessionId: string): Promise<Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>[]>;
   /** Makes the waiting events of the watcher new again (planned at its next evaluation). */
   releaseWaitingEvents(watcherSessionId: string): Promise<void>;
   /** Stores events for watchers that may not exist yet and makes them due at `now`; answers how many events were new. */
@@ -152,6 +151,10 @@ export interface WatchTransaction extends PipelineTransaction {
 export interface WatchStore extends WatchTransaction {
   /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first (list_subscriptions). */
   listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
+  /** The watcher's events held by a digest or quiet hours, and those released that wait for the cap. */
+  heldEvents(watcherSessionId: string): Promise<HeldEvent[]>;
+  /** The watcher's state; undefined when it has none. */
+  watcherState(sessionId: string): Promise<WatcherState | undefined>;
   /** Runs `work` in one transaction: all its writes commit or none. */
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
   /**
