@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AgentLevel } from '@relay/proto/relay/pairing/v1/pairing_service';
-import { SessionState } from '@relay/proto/relay/session/v1/session';
+import { SessionOrigin, SessionState } from '@relay/proto/relay/session/v1/session';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from './start-gateway.ts';
 
@@ -306,6 +306,24 @@ describe('authentication', () => {
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+  });
+
+  it("opens an external session's GET event stream at once: its headers come before any notification or keep-alive", async () => {
+    const external = gateway.owners.addAgentSession('u1', { title: 'Editor', origin: SessionOrigin.SESSION_ORIGIN_EXTERNAL });
+    const stream = new AbortController();
+    try {
+      // Nothing waits in the session: the stream has nothing to say for its first keep-alive's 15 s, past this test's time.
+      const response = await fetch(`${gateway.url}/mcp`, {
+        headers: { authorization: `Bearer ${external.token}`, accept: 'text/event-stream' },
+        signal: stream.signal,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const first = await response.body!.getReader().read();
+      expect(new TextDecoder().decode(first.value)).toBe(': open\n\n');
+    } finally {
+      stream.abort();
+    }
   });
 
   it('answers 405 to GET and DELETE', async () => {

@@ -139,7 +139,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDeps, allowedHo
     });
     await server.connect(transport);
     pendingStreams.hold(sessionId, (notification) => server.notification(notification), closed.signal);
-    return reply.send(await transport.handleRequest(webRequestOf(request, closed.signal)));
+    return reply.send(openedAtOnce(await transport.handleRequest(webRequestOf(request, closed.signal))));
   });
   app.delete('/mcp', { onRequest: checkHost }, notAllowed);
 }
@@ -183,6 +183,22 @@ function webRequestOf(request: FastifyRequest, signal: AbortSignal): Request {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   return new Request(new URL(request.url, 'http://relay'), { method: request.method, headers, signal });
+}
+
+/**
+ * An event stream that opens at once: Node sends a response's headers with its first bytes, and the SDK's stream has
+ * none until its first notification or keep-alive (15 s), so its client would wait that long for the answer to its GET.
+ * A first comment (`: open`, which every SSE reader skips) sends them now. Any other answer is left as it is.
+ */
+function openedAtOnce(response: Response): Response {
+  if (response.body === null || response.headers.get('content-type')?.startsWith('text/event-stream') !== true) return response;
+  const opening = new TextEncoder().encode(': open\n\n');
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start: (controller) => controller.enqueue(opening),
+    }),
+  );
+  return new Response(body, { status: response.status, headers: response.headers });
 }
 
 /** A JSON-RPC error answered outside any MCP exchange: of the request `id`, or of none known (null). */
