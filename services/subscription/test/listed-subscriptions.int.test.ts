@@ -80,20 +80,23 @@ afterAll(async () => {
   await database?.drop();
 });
 
+const listed = async (watcher: string, endedSince: Date) => (await store.subscriptionListing(watcher, endedSince)).subscriptions;
+
 it("reads every field of the watcher's subscriptions as stored: the active ones and those ended since, oldest first", async () => {
-  expect(await store.listedSubscriptions('w1', minutesAgo(60))).toEqual([OLDEST, ENDED_LATELY, FULL]);
+  expect(await listed('w1', minutesAgo(60))).toEqual([OLDEST, ENDED_LATELY, FULL]);
 });
 
 it('leaves out those ended before the instant given', async () => {
-  expect((await store.listedSubscriptions('w1', minutesAgo(10))).map((subscription) => subscription.id)).toEqual(['sub_oldest', 'sub_full']);
+  expect((await listed('w1', minutesAgo(10))).map((subscription) => subscription.id)).toEqual(['sub_oldest', 'sub_full']);
 });
 
-it("reads the watcher's state and its held and released events as stored, times in UTC, and nobody else's", async () => {
+it("reads the watcher's state and its held and released events as stored with its subscriptions, times in UTC, and nobody else's", async () => {
   const state: WatcherState = { wakeUps: [minutesAgo(3), minutesAgo(1)], windowClosesAt: minutesAgo(-1), capSlotAt: null, ownPrompts: {} };
   await store.transaction(async (tx) => {
     await tx.lockWatcher('w1', 'u1');
     await tx.saveWatcherState('w1', state, NOW);
     await tx.lockWatcher('w2', 'u1');
+    await tx.lockWatcher('w3', 'u1');
   });
   const digest = { kind: 'digest', subscriptionId: 'sub_full', digestMinutes: 10 };
   const event = (id: string, watcher: string, status: string, releaseAt: string | null, deliverAt: string | null, heldBy: unknown) =>
@@ -107,11 +110,17 @@ it("reads the watcher's state and its held and released events as stored, times 
   await event('e_new', 'w1', 'new', null, null, null);
   await event('e_theirs', 'w2', 'held', '2026-12-07 10:10:00.123', null, digest);
 
-  expect(await store.watcherState('w1')).toEqual(state);
-  expect(await store.watcherState('w3')).toBeUndefined();
-  const held = await store.heldEvents('w1');
-  expect(held.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
+  const listing = await store.subscriptionListing('w1', minutesAgo(60));
+  expect(listing.state).toEqual(state);
+  expect(listing.held.sort((a, b) => a.status.localeCompare(b.status))).toEqual([
     { status: 'held', releaseAt: new Date('2026-12-07T10:10:00.123Z'), deliverAt: null, heldBy: digest },
     { status: 'released', releaseAt: null, deliverAt: new Date('2026-12-07T10:00:30.500Z'), heldBy: null },
   ]);
+  // Another watcher's listing holds its own only.
+  expect((await store.subscriptionListing('w2', minutesAgo(60))).held).toEqual([
+    { status: 'held', releaseAt: new Date('2026-12-07T10:10:00.123Z'), deliverAt: null, heldBy: digest },
+  ]);
+  // Without a subscription there is nothing to show them with.
+  await event('e_nobodys', 'w3', 'held', '2026-12-07 10:10:00.123', null, digest);
+  expect(await store.subscriptionListing('w3', minutesAgo(60))).toEqual({ subscriptions: [], held: [], state: undefined });
 });

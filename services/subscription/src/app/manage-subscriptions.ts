@@ -58,13 +58,11 @@ export async function unsubscribe(deps: WatchDeps, input: { watcherSessionId: st
 
 /** The watcher's active subscriptions and those ended in the last hour (after the active ones), with their held events and when they come. */
 export async function listSubscriptions(deps: WatchDeps, watcherSessionId: string, now: Date): Promise<ListedSubscription[]> {
-  const { store } = deps;
-  // Three reads at once, none in a transaction: each answers as of its own instant, as they did one after the other.
-  const [subscriptions, held, state = EMPTY_WATCHER_STATE] = await Promise.all([
-    store.listedSubscriptions(watcherSessionId, new Date(now.getTime() - ENDED_LISTED_MS)),
-    store.heldEvents(watcherSessionId),
-    store.watcherState(watcherSessionId),
-  ]);
+  const {
+    subscriptions,
+    held,
+    state = EMPTY_WATCHER_STATE,
+  } = await deps.store.subscriptionListing(watcherSessionId, new Date(now.getTime() - ENDED_LISTED_MS));
   return subscriptions
     .map((subscription) => ({ ...subscription, ...heldBySubscription(held, subscription.id, state, deps.timings) }))
     .sort((a, b) => Number(a.endedAt !== null) - Number(b.endedAt !== null));

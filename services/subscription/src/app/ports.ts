@@ -41,6 +41,9 @@ export type NewWatcherEvent = {
 /** A held or released event as list_subscriptions shows it: when it comes, and what holds it. */
 export type HeldEvent = Pick<WatcherEvent, 'status' | 'releaseAt' | 'deliverAt' | 'heldBy'>;
 
+/** A watcher's subscriptions with what list_subscriptions shows beside them; held and state are empty without subscriptions. */
+export type SubscriptionListing = { subscriptions: Subscription[]; held: HeldEvent[]; state: WatcherState | undefined };
+
 /** A stored event still to plan, with the trace it came in with. */
 export type WatchedEvent = { watcherSessionId: string; traceParent: string | null; event: WatcherEvent };
 
@@ -149,12 +152,11 @@ export interface WatchTransaction extends PipelineTransaction {
 
 /** WatchTransaction's statements on their own, or together in one transaction. */
 export interface WatchStore extends WatchTransaction {
-  /** The watcher's subscriptions, active or ended at `endedSince` or later, oldest first (list_subscriptions). */
-  listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]>;
-  /** The watcher's events held by a digest or quiet hours, and those released that wait for the cap. */
-  heldEvents(watcherSessionId: string): Promise<HeldEvent[]>;
-  /** The watcher's state; undefined when it has none. */
-  watcherState(sessionId: string): Promise<WatcherState | undefined>;
+  /**
+   * list_subscriptions' reading, as of one instant: the watcher's subscriptions, active or ended at `endedSince` or
+   * later, oldest first, and, when it has any, its held events and its state.
+   */
+  subscriptionListing(watcherSessionId: string, endedSince: Date): Promise<SubscriptionListing>;
   /** Runs `work` in one transaction: all its writes commit or none. */
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T>;
   /**

@@ -1,13 +1,13 @@
 /**
  * Subscriptions, watchers and their events in PostgreSQL, statement by statement (the use cases in app/ decide what
  * to read and write): the pipeline's statements in plain SQL (sql-watch-statements.ts), run on a `pg` connection in
- * `pipelineTransaction`; list_subscriptions' reads (its rows, which can be many, the held events and the watcher's
- * state) as prepared statements on the pool; the others, seldom made or of a row or two, through Prisma's client.
+ * `pipelineTransaction`; list_subscriptions' reading (its rows, which can be many, the held events and the watcher's
+ * state) as one prepared statement on the pool; the others, seldom made or of a row or two, through Prisma's client.
  */
 import type { OutboxRow } from '@relay/bus';
 import { preparedRead, type PreparedRead } from '@relay/db/prepared-read';
 import type pg from 'pg';
-import type { HeldEvent, PipelineTransaction, WatchStore, WatchTransaction } from '../../app/ports.ts';
+import type { HeldEvent, PipelineTransaction, SubscriptionListing, WatchStore, WatchTransaction } from '../../app/ports.ts';
 import type { WatcherState } from '../../domain/delivery/index.ts';
 import { EMPTY_WATCHER_STATE } from '../../domain/subscriptions/plan-watcher.ts';
 import type { Subscription } from '../../domain/subscriptions/subscription.ts';
@@ -19,26 +19,33 @@ import { stateFromJson, stateToJson } from './watch-codec.ts';
 type Tx = Prisma.TransactionClient;
 
 /**
- * list_subscriptions' rows in plain SQL on the pool Prisma's client uses (docs/adr/0024): a watcher's subscriptions
- * can be many (1,000 cost the service 6–7 ms of CPU a call through Prisma's client, most of it mapping the rows).
+ * list_subscriptions' reading in plain SQL on the pool Prisma's client uses (docs/adr/0024), one statement: a watcher's
+ * subscriptions can be many (1,000 cost the service 6–7 ms of CPU a call through Prisma's client, most of it mapping
+ * the rows), and the held events and the watcher's state, read beside them in two more statements, cost more than the
+ * rows (three round trips, two of them through Prisma's client). Both come on the first row only, once (a scalar
+ * subquery runs once, when first needed): with no subscription there is nothing to show them with.
  */
-const LISTED: PreparedRead = {
-  name: 'watch_listed_subscriptions',
-  text: `SELECT ${SUBSCRIPTION_COLUMN_LIST} FROM subscriptions
+const LISTING: PreparedRead = {
+  name: 'watch_subscription_listing',
+  text: `SELECT ${SUBSCRIPTION_COLUMN_LIST},
+           CASE WHEN row_number() OVER listing = 1 THEN (SELECT state FROM watchers WHERE session_id = $1) END AS "watcherState",
+           CASE WHEN row_number() OVER listing = 1 THEN (
+             SELECT json_agg(json_build_object('status', status, 'releaseAt', release_at, 'deliverAt', deliver_at, 'heldBy', held_by))
+             FROM watcher_events WHERE watcher_session_id = $1 AND status IN ('held', 'released')
+           ) END AS "heldEvents"
+          FROM subscriptions
           WHERE watcher_session_id = $1 AND (ended_at IS NULL OR ended_at >= $2)
+          WINDOW listing AS (ORDER BY created_at, id)
           ORDER BY created_at, id`,
 };
 
-/**
- * list_subscriptions' other two reads, in plain SQL too: through Prisma's client they cost the service more CPU than
- * the listing's rows (some 0.5 ms a call of 10 subscriptions, with nothing held).
- */
-const HELD: PreparedRead = {
-  name: 'watch_held_events',
-  text: `SELECT status, release_at AS "releaseAt", deliver_at AS "deliverAt", held_by AS "heldBy" FROM watcher_events
-          WHERE watcher_session_id = $1 AND status IN ('held', 'released')`,
-};
-const WATCHER_STATE: PreparedRead = { name: 'watch_watcher_state', text: 'SELECT state FROM watchers WHERE session_id = $1' };
+/** A LISTING row: a subscription, and on the first row the watcher's state and held events as stored (JSON). */
+type ListingRow = SubscriptionRow & { watcherState: unknown; heldEvents: HeldEventJson[] | null };
+
+/** A held event as json_build_object writes it: a TIMESTAMP(3) as ISO 8601 without its zone (UTC, as Prisma writes them). */
+type HeldEventJson = Omit<HeldEvent, 'releaseAt' | 'deliverAt'> & { releaseAt: string | null; deliverAt: string | null };
+
+const utc = (instant: string | null): Date | null => (instant === null ? null : new Date(`${instant}Z`));
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -167,19 +174,14 @@ export class PrismaWatchStore extends PrismaWatchStatements implements WatchStor
     this.#publish = publish;
   }
 
-  async listedSubscriptions(watcherSessionId: string, endedSince: Date): Promise<Subscription[]> {
-    const { rows } = await preparedRead<SubscriptionRow>(this.#pool, LISTED, [watcherSessionId, endedSince]);
-    return rows.map(toSubscription);
-  }
-
-  async heldEvents(watcherSessionId: string): Promise<HeldEvent[]> {
-    const { rows } = await preparedRead<HeldEvent>(this.#pool, HELD, [watcherSessionId]);
-    return rows;
-  }
-
-  async watcherState(sessionId: string): Promise<WatcherState | undefined> {
-    const { rows } = await preparedRead<{ state: unknown }>(this.#pool, WATCHER_STATE, [sessionId]);
-    return rows[0] === undefined ? undefined : stateFromJson(rows[0].state);
+  async subscriptionListing(watcherSessionId: string, endedSince: Date): Promise<SubscriptionListing> {
+    const { rows } = await preparedRead<ListingRow>(this.#pool, LISTING, [watcherSessionId, endedSince]);
+    const first = rows[0];
+    return {
+      subscriptions: rows.map(toSubscription),
+      held: (first?.heldEvents ?? []).map((event) => ({ ...event, releaseAt: utc(event.releaseAt), deliverAt: utc(event.deliverAt) })),
+      state: first?.watcherState == null ? undefined : stateFromJson(first.watcherState),
+    };
   }
 
   transaction<T>(work: (tx: WatchTransaction) => Promise<T>): Promise<T> {
