@@ -16,7 +16,19 @@ const CONNECTION_OPTIONS = '-c jit=off';
  * idles; those a burst opened beyond it still close after 10 s, so a relay at rest holds one per service.
  */
 export function servicePool(connectionString: string): pg.Pool {
+  sendDatesAsUtc();
   return new pg.Pool({ connectionString, min: 1, options: CONNECTION_OPTIONS });
+}
+
+/**
+ * The services' TIMESTAMP(3) columns hold UTC (Prisma writes them so, and preparedRead reads them so), but `pg` sends
+ * a Date parameter in the process's time zone, whose offset PostgreSQL drops as it reads it into such a column: a
+ * relay run outside UTC (`relay up` on a laptop in New York) compared its statements' instants hours off, e.g. listed
+ * the subscriptions ended in the last six hours for the last hour. A service's pools send every Date as UTC. `pg`
+ * keeps this setting for the whole process, where every pool is a service's.
+ */
+function sendDatesAsUtc(): void {
+  pg.defaults.parseInputDatesAsUTC = true;
 }
 
 /** How a LanedPool shares its connections. */
@@ -66,6 +78,7 @@ export class LanedPool extends pg.Pool {
   constructor(connectionString: string, lanes: Lanes, deadline?: CallDeadline) {
     // This pool's own machinery opens no connection: `connect` and `query` are answered from #connections.
     super({ connectionString, max: lanes.connections });
+    sendDatesAsUtc();
     // One connection stays open while the service idles (see servicePool).
     this.#connections = new pg.Pool({ connectionString, min: 1, max: lanes.connections, options: CONNECTION_OPTIONS });
     this.#connections.on('error', (error, client) => this.emit('error', error, client));

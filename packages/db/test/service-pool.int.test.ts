@@ -137,3 +137,19 @@ it("gives up a call's statement still waiting a margin before the call's deadlin
   await calls.run(Date.now() + 60_000, () => pool.query("INSERT INTO ran VALUES ('in time')"));
   expect((await admin.query<{ name: string }>('SELECT name FROM ran ORDER BY name')).rows.map(({ name }) => name)).toEqual(['in time', 'unbounded']);
 });
+
+it("sends a Date as UTC, as the services' TIMESTAMP(3) columns hold it, in a process outside UTC", async () => {
+  const zone = process.env.TZ;
+  process.env.TZ = 'America/New_York';
+  onTestFinished(() => {
+    if (zone === undefined) delete process.env.TZ;
+    else process.env.TZ = zone;
+  });
+  const instant = new Date('2026-12-08T02:00:00.000Z');
+  const plain = servicePool(database.url);
+  onTestFinished(() => plain.end());
+  for (const pool of [plain, lanedPool(2, 1)]) {
+    const { rows } = await pool.query<{ stored: string }>("SELECT to_char($1::timestamp(3), 'YYYY-MM-DD HH24:MI') AS stored", [instant]);
+    expect(rows[0]!.stored).toBe('2026-12-08 02:00');
+  }
+});
