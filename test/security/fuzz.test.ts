@@ -39,8 +39,7 @@ function show(outcome: Outcome, input: unknown): string {
 /**
  * Sends `count` generated inputs in PARALLEL lanes, each a property of its own (its seed and shrunk input printed when
  * it fails) that sends one input after another: an answer slow to come holds up its own lane, not a batch of the
- * others (the stream a GET /mcp opens answers with its first keep-alive, 15 s on). Fails on the first stalled or
- * faulty answer, once every lane has stopped; `sent` counts the answers.
+ * others. Fails on the first stalled or faulty answer, once every lane has stopped; `sent` counts the answers.
  */
 async function sendInLanes<T>(inputs: fc.Arbitrary<T>, send: (input: T) => Promise<Outcome>, count: number, sent: { count: number }): Promise<void> {
   const lanes = await Promise.allSettled(

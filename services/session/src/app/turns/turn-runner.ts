@@ -433,9 +433,10 @@ export class TurnRunner {
 
   /**
    * Withdraws the cards a turn ending with one still open left pending, before its end is recorded: a turn read as
-   * ended has none a person could still decide. Its provider withdraws them as it aborts, but a provider answering
-   * its agent's request for approval (Codex, ACP) may end the turn before that request's own withdrawal is done.
-   * Not withdrawn here (the question service away), turn_ended withdraws them there once it is back.
+   * ended has none a person could still decide. Its provider withdraws them as it aborts (at once, while it may take
+   * a grace to end), but a provider answering its agent's request for approval (Codex, ACP, Copilot) may end the turn
+   * before that request's own withdrawal is done. Not withdrawn here (the question service away), turn_ended
+   * withdraws them there once it is back.
    */
   async #withdrawCards(sessionId: string, log: Logger): Promise<void> {
     try {
